@@ -1,0 +1,160 @@
+// The cluster file: one TOML file holds everything a cluster needs.
+//
+// The structs below map one to one onto the file's tables and keys;
+// docs/config.md is written from them. Every field says its effect and its
+// default. LoadClusterConfig() rejects unknown keys, wrong types, duplicate
+// worker ids or addresses, and a public master address without a secret, with
+// one line naming the offending key.
+//
+// Thread-compatible plain data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/status.h"
+
+namespace mr {
+
+// "host:port". Parsed by ParseHostPort().
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+  std::string ToString() const { return host + ":" + std::to_string(port); }
+  bool operator==(const HostPort&) const = default;
+};
+Result<HostPort> ParseHostPort(const std::string& text);
+
+// True for 127.0.0.0/8, ::1 and "localhost".
+bool IsLoopbackHost(const std::string& host);
+
+// [cluster]
+struct ClusterOptions {
+  // A label for logs and status output. Default: "mr".
+  std::string name = "mr";
+  // The shared secret every connection proves knowledge of (HMAC-SHA256
+  // challenge-response). Default: none; then `secret_env` is consulted.
+  std::string secret;
+  // Name of an environment variable holding the secret, read when `secret` is
+  // empty. Default: none.
+  std::string secret_env;
+  // How often workers heartbeat the master. Default: 1000 ms.
+  int heartbeat_interval_ms = 1000;
+  // A worker is declared dead after this many heartbeat intervals of silence.
+  // Default: 10.
+  int dead_after_missed_heartbeats = 10;
+  // Deadline for every network wait (connect, read, write of one frame).
+  // Default: 30000 ms.
+  int rpc_timeout_ms = 30000;
+  // Hard maximum size of one frame (header + bulk bytes). Larger frames close
+  // the connection. Default: 4 MiB. Must be at least 2 × transfer_chunk_bytes.
+  int64_t max_frame_bytes = 4 << 20;
+};
+
+// [master]
+struct MasterOptions {
+  // Where the master listens for workers and clients. Required.
+  HostPort address;
+  // Directory for the master's RocksDB (namespace, later job history) and log.
+  // Default: "./mr-data/master".
+  std::string data_dir = "./mr-data/master";
+};
+
+// [dfs.skewed]: parameters of the `skewed` placement policy.
+struct SkewedPlacementOptions {
+  // Fraction of nodes that are hot spots. Default: 0.2.
+  double hot_node_fraction = 0.2;
+  // Fraction of replicas placed on the hot nodes. Default: 0.8.
+  double hot_block_fraction = 0.8;
+};
+
+// [dfs]
+struct DfsOptions {
+  // Default block size of new files (bytes); `dfs put --block-size` overrides.
+  // Must be a positive multiple of 64 KiB. Default: 64 MiB.
+  int64_t block_size = 64 << 20;
+  // Default replication of new files; `dfs put --replication` overrides.
+  // Default: 2.
+  int replication = 2;
+  // Replica placement policy: "random", "hdfs", "spread" or "skewed".
+  // Default: "hdfs".
+  std::string placement = "hdfs";
+  SkewedPlacementOptions skewed;
+  // Bytes of block data per frame when streaming blocks. A multiple of 64 KiB.
+  // Default: 1 MiB.
+  int64_t transfer_chunk_bytes = 1 << 20;
+  // fsync block files before acknowledging a write. Default: false.
+  bool fsync = false;
+  // Seed of the placement policy's random generator; 0 = seeded from the
+  // clock at master start. Default: 0.
+  uint64_t placement_seed = 0;
+};
+
+// A scheduler parameter value as written in the cluster file.
+using ParamValue = std::variant<bool, int64_t, double, std::string>;
+
+// [scheduler]
+struct SchedulerOptions {
+  // Registry name of the scheduling policy. Default: "fifo".
+  std::string name = "fifo";
+  // [scheduler.params]: free-form key = value pairs, validated by the policy.
+  std::map<std::string, ParamValue> params;
+};
+
+// [[worker]]: one entry per worker process (a VPS in the JoSS setting).
+struct WorkerOptions {
+  // Unique id, e.g. "w1". Required.
+  std::string id;
+  // Where the worker listens (block transfers, later shuffle). Required;
+  // unique across workers.
+  HostPort address;
+  // Datacenter label. Required.
+  std::string datacenter;
+  // Rack label within the datacenter. Default: none (no racks).
+  std::string rack;
+  // Concurrent map tasks. Default: 2.
+  int map_slots = 2;
+  // Concurrent reduce tasks. Default: 1.
+  int reduce_slots = 1;
+  // Directory for blocks, block metadata (RocksDB), spills and the log.
+  // Default: "./mr-data/<id>".
+  std::string data_dir;
+  // Bytes of block data this worker accepts; placement skips full workers.
+  // 0 = unlimited. Default: 0.
+  int64_t capacity_bytes = 0;
+};
+
+// [log]
+struct LogOptions {
+  // "trace", "debug", "info", "warn", "error". Default: "info".
+  std::string level = "info";
+};
+
+struct ClusterConfig {
+  ClusterOptions cluster;
+  MasterOptions master;
+  DfsOptions dfs;
+  SchedulerOptions scheduler;
+  LogOptions log;
+  std::vector<WorkerOptions> workers;
+
+  // The secret, from `cluster.secret` or the environment variable named by
+  // `cluster.secret_env`. Empty when neither is set.
+  std::string ResolvedSecret() const;
+  // The worker entry with this id, or nullptr.
+  const WorkerOptions* FindWorker(const std::string& id) const;
+};
+
+// Parses and validates a cluster file. On failure the Status message is one
+// line naming the file and the offending key, e.g.
+//   "cluster.toml: unknown key 'dfs.blocksize'".
+Result<ClusterConfig> LoadClusterConfig(const std::string& path);
+// Same, from TOML text (used by tests). `origin` names the source in errors.
+Result<ClusterConfig> ParseClusterConfig(const std::string& toml_text,
+                                         const std::string& origin);
+
+}  // namespace mr

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build, tests, demo and benchmarks need.
+# Idempotent: asks dpkg first and calls apt-get only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libboost1.81-dev libprotobuf-dev protobuf-compiler librocksdb-dev libzstd-dev
+  libspdlog-dev libgtest-dev libgmock-dev libre2-dev libxxhash-dev libcli11-dev
+  libtomlplusplus-dev libbenchmark-dev libssl-dev nlohmann-json3-dev
+  iperf3 iproute2 procps psmisc
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]} (run as root, or install them)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,120 @@
+// BlockStore: a worker's replicas on local disk.
+//
+// Layout under `dir`:
+//   blocks/<id % 256 as 2 hex digits>/blk_<id in 16 hex digits>   the bytes
+//   tmp/blk_<id>.<random>                                          being written
+//   meta/                                                          RocksDB
+// RocksDB key: "b" + id as 8 big-endian bytes. Value: proto mr.pb.BlockMeta
+// (length, chunk_bytes, one XXH3-64 checksum per 64 KiB chunk, the last
+// chunk possibly short). A block exists when its metadata does; Open()
+// deletes block files without metadata, metadata without a file or with a
+// file of the wrong length, and everything in tmp/.
+//
+// Every Read() verifies the checksums of the chunks it touches; a mismatch
+// returns Corruption and the caller (the worker) drops the replica with
+// Remove() and reports it to the master.
+//
+// Thread-safe: all methods may be called from several threads. Writers of
+// different blocks proceed in parallel; a BlockWriter itself is used by one
+// thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace mr::dfs {
+
+inline constexpr int64_t kChecksumChunkBytes = 64 * 1024;
+
+// XXH3-64 of `data`.
+uint64_t ChunkChecksum(std::span<const char> data);
+// Checksums of consecutive kChecksumChunkBytes chunks of `data` (last may be short).
+std::vector<uint64_t> ChunkChecksums(std::span<const char> data);
+
+struct StoredBlock {
+  uint64_t id = 0;
+  int64_t bytes = 0;
+};
+
+class BlockStore;
+
+// Writes one block. Append() chunks in order, then Commit(); destroying an
+// uncommitted writer removes its temporary file (the block never appears).
+class BlockWriter {
+ public:
+  ~BlockWriter();
+  // Appends bytes. `checksums`, if not empty, are the expected checksums of
+  // the kChecksumChunkBytes chunks that `data` consists of; the data is
+  // verified against them (Corruption on mismatch). REQUIRES: every append
+  // except the last is a multiple of kChecksumChunkBytes long.
+  Status Append(std::span<const char> data, std::span<const uint64_t> checksums = {});
+  // Makes the block visible: fsync if asked, rename into place, write
+  // metadata. AlreadyExists if a block with this id is already stored.
+  Status Commit();
+  int64_t bytes_written() const;
+
+ private:
+  friend class BlockStore;
+  struct Impl;
+  explicit BlockWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class BlockStore {
+ public:
+  struct Options {
+    bool fsync = false;           // fsync block files on Commit()
+    int64_t capacity_bytes = 0;   // 0 = unlimited; NewWriter fails when full
+  };
+
+  // Opens (creating if needed) the store in `dir` and reconciles files with
+  // metadata as described above.
+  static Result<std::unique_ptr<BlockStore>> Open(const std::string& dir, const Options& options);
+  ~BlockStore();
+
+  // Starts writing block `id`. AlreadyExists if it is stored; IOError if the
+  // store is over capacity.
+  Result<std::unique_ptr<BlockWriter>> NewWriter(uint64_t id);
+
+  // Reads [offset, offset+length) of block `id` into `out` (resized to the
+  // bytes read; fewer than `length` only at the block's end), verifying every
+  // chunk touched. NotFound if the block is not stored; Corruption on a
+  // checksum mismatch; InvalidArgument if offset > length of block.
+  Status Read(uint64_t id, int64_t offset, int64_t length, std::string* out);
+
+  // Like Read(), but also returns the stored checksums of the chunks covering
+  // the range, for a reader that verifies end to end. REQUIRES: offset is a
+  // multiple of kChecksumChunkBytes.
+  Status ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
+                    std::vector<uint64_t>* checksums);
+
+  // Length of block `id`, or NotFound.
+  Result<int64_t> Length(uint64_t id);
+  bool Contains(uint64_t id);
+
+  // Removes block `id` (file and metadata). Removing a missing block is not
+  // an error.
+  Status Remove(uint64_t id);
+
+  // Every stored block, sorted by id: the full block report.
+  std::vector<StoredBlock> List();
+
+  // Bytes of all stored blocks.
+  int64_t used_bytes();
+
+  // Path of the block file of `id` (for tests that flip bytes on disk).
+  std::string BlockPath(uint64_t id) const;
+
+ private:
+  friend class BlockWriter;
+  struct Impl;
+  explicit BlockStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mr::dfs
