@@ -20,13 +20,19 @@
 
 namespace mr {
 
-// "host:port". Parsed by ParseHostPort().
+// "host:port", or "[v6-address]:port". Parsed by ParseHostPort().
 struct HostPort {
-  std::string host;
+  std::string host;  // a name, IPv4 or IPv6 address; never bracketed
   uint16_t port = 0;
-  std::string ToString() const { return host + ":" + std::to_string(port); }
+  // "host:port"; an IPv6 host is bracketed ("[::1]:7000").
+  std::string ToString() const {
+    bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  }
   bool operator==(const HostPort&) const = default;
 };
+// Accepts "host:port" (a host name or IPv4 address) and "[ipv6]:port", with a
+// port in 1..65535. Fails with InvalidArgument naming `text`.
 Result<HostPort> ParseHostPort(const std::string& text);
 
 // True for 127.0.0.0/8, ::1 and "localhost".
@@ -51,7 +57,8 @@ struct ClusterOptions {
   // Default: 30000 ms.
   int rpc_timeout_ms = 30000;
   // Hard maximum size of one frame (header + bulk bytes). Larger frames close
-  // the connection. Default: 4 MiB. Must be at least 2 × transfer_chunk_bytes.
+  // the connection. Default: 4 MiB. Must be at least
+  // 2 × dfs.transfer_chunk_bytes + 64 KiB.
   int64_t max_frame_bytes = 4 << 20;
 };
 
@@ -150,8 +157,13 @@ struct ClusterConfig {
 };
 
 // Parses and validates a cluster file. On failure the Status message is one
-// line naming the file and the offending key, e.g.
-//   "cluster.toml: unknown key 'dfs.blocksize'".
+// line naming the file (base name) and the offending key by its full path
+// (worker entries count from 0), e.g.
+//   "cluster.toml: unknown key 'dfs.blocksize'"
+//   "cluster.toml: 'worker[2].map_slots' must be an integer"
+//   "cluster.toml:3:7: <TOML syntax error>"
+// Validation errors are InvalidArgument; an unreadable file is NotFound
+// (missing) or IOError. Zero [[worker]] entries is not an error.
 Result<ClusterConfig> LoadClusterConfig(const std::string& path);
 // Same, from TOML text (used by tests). `origin` names the source in errors.
 Result<ClusterConfig> ParseClusterConfig(const std::string& toml_text,

@@ -1,1 +1,246 @@
-// placeholder: being written
+#include "dfs/namespace.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+namespace mr::dfs {
+namespace {
+
+constexpr char kNodePrefix = 'n';
+constexpr const char* kBlockIdKey = "m:next_block_id";
+constexpr uint64_t kBlockIdBatch = 1024;  // ids reserved per RocksDB write
+
+// In-memory and RocksDB key of a path: parent + '\0' + name.
+std::string NodeKey(const std::string& path) {
+  return ParentPath(path) + std::string(1, '\0') + BaseName(path);
+}
+std::string ChildPrefix(const std::string& dir) { return dir + std::string(1, '\0'); }
+std::string PathOfKey(const std::string& key) {
+  const size_t nul = key.find('\0');
+  const std::string parent = key.substr(0, nul);
+  return (parent == "/" ? "" : parent) + "/" + key.substr(nul + 1);
+}
+
+}  // namespace
+
+Result<std::string> NormalizePath(const std::string& path) {
+  if (path.empty() || path[0] != '/') {
+    return Status::InvalidArgument("DFS path '" + path + "' must be absolute (start with '/')");
+  }
+  if (path.find('\0') != std::string::npos) return Status::InvalidArgument("DFS path contains NUL");
+  std::string out;
+  size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    const std::string part = path.substr(i, j - i);
+    if (part == "." || part == "..") {
+      return Status::InvalidArgument("DFS path '" + path + "' may not contain '.' or '..'");
+    }
+    if (!part.empty()) out += "/" + part;
+    i = j;
+  }
+  return out.empty() ? std::string("/") : out;
+}
+
+std::string ParentPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string BaseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
+  if (!s.ok()) return Status::IOError("cannot open namespace database in '" + dir + "': " + s.ToString());
+  std::unique_ptr<Namespace> ns(new Namespace());
+  ns->db_.reset(raw);
+
+  std::unique_ptr<rocksdb::Iterator> it(ns->db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(std::string(1, kNodePrefix)); it->Valid() && it->key()[0] == kNodePrefix; it->Next()) {
+    pb::INode inode;
+    if (!inode.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return Status::Corruption("namespace database: unparseable inode under key '" +
+                                it->key().ToString(true) + "'");
+    }
+    ns->nodes_.emplace(it->key().ToString().substr(1), std::move(inode));
+  }
+  std::string hwm;
+  s = ns->db_->Get(rocksdb::ReadOptions(), kBlockIdKey, &hwm);
+  if (s.ok()) {
+    ns->next_block_id_ = ns->block_id_limit_ = std::stoull(hwm);
+  } else if (!s.IsNotFound()) {
+    return Status::IOError("namespace database: " + s.ToString());
+  }
+  return ns;
+}
+
+Namespace::~Namespace() = default;
+
+Status Namespace::Write(const std::vector<std::pair<std::string, const pb::INode*>>& puts,
+                        const std::vector<std::string>& deletes) {
+  rocksdb::WriteBatch batch;
+  for (const auto& key : deletes) batch.Delete(kNodePrefix + key);
+  for (const auto& [key, inode] : puts) batch.Put(kNodePrefix + key, inode->SerializeAsString());
+  rocksdb::Status s = db_->Write(rocksdb::WriteOptions(), &batch);
+  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+  for (const auto& key : deletes) nodes_.erase(key);
+  for (const auto& [key, inode] : puts) nodes_[key] = *inode;
+  return Status::OK();
+}
+
+Result<pb::INode> Namespace::Lookup(const std::string& path) const {
+  if (path == "/") {
+    pb::INode root;
+    root.set_kind(pb::INode::DIR);
+    return root;
+  }
+  auto it = nodes_.find(NodeKey(path));
+  if (it == nodes_.end()) return Status::NotFound("'" + path + "' does not exist");
+  return it->second;
+}
+
+Status Namespace::MkdirsLocked(const std::string& path, int64_t now_ms, bool ok_if_exists) {
+  std::vector<std::string> missing;
+  for (std::string p = path; p != "/"; p = ParentPath(p)) {
+    auto found = Lookup(p);
+    if (found.ok()) {
+      if (found->kind() != pb::INode::DIR) {
+        return Status::FailedPrecondition("'" + p + "' is a file, not a directory");
+      }
+      if (p == path && !ok_if_exists) return Status::AlreadyExists("'" + path + "' already exists");
+      break;
+    }
+    missing.push_back(p);
+  }
+  pb::INode dir;
+  dir.set_kind(pb::INode::DIR);
+  dir.set_mtime_ms(now_ms);
+  std::vector<std::pair<std::string, const pb::INode*>> puts;
+  for (const auto& p : missing) puts.emplace_back(NodeKey(p), &dir);
+  return Write(puts, {});
+}
+
+Status Namespace::Mkdir(const std::string& path, bool parents, int64_t now_ms) {
+  if (!parents && path != "/") {
+    auto parent = Lookup(ParentPath(path));
+    if (!parent.ok()) return Status::NotFound("parent of '" + path + "' does not exist (use -p)");
+    if (parent->kind() != pb::INode::DIR) {
+      return Status::FailedPrecondition("'" + ParentPath(path) + "' is a file, not a directory");
+    }
+  }
+  if (path == "/") return parents ? Status::OK() : Status::AlreadyExists("'/' already exists");
+  return MkdirsLocked(path, now_ms, parents);
+}
+
+Result<std::vector<std::pair<std::string, pb::INode>>> Namespace::List(const std::string& path) const {
+  MR_ASSIGN_OR_RETURN(pb::INode inode, Lookup(path));
+  std::vector<std::pair<std::string, pb::INode>> out;
+  if (inode.kind() == pb::INode::FILE) {
+    out.emplace_back(BaseName(path), std::move(inode));
+    return out;
+  }
+  const std::string prefix = ChildPrefix(path);
+  for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
+    out.emplace_back(it->first.substr(prefix.size()), it->second);
+  }
+  return out;
+}
+
+void Namespace::CollectSubtree(const std::string& dir, std::vector<std::string>* paths) const {
+  const std::string prefix = ChildPrefix(dir);
+  for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
+    const std::string child = PathOfKey(it->first);
+    paths->push_back(child);
+    if (it->second.kind() == pb::INode::DIR) CollectSubtree(child, paths);
+  }
+}
+
+Status Namespace::Delete(const std::string& path, bool recursive,
+                         std::vector<uint64_t>* freed_blocks) {
+  if (path == "/") return Status::InvalidArgument("the root directory cannot be removed");
+  MR_ASSIGN_OR_RETURN(pb::INode inode, Lookup(path));
+  std::vector<std::string> paths{path};
+  if (inode.kind() == pb::INode::DIR) {
+    CollectSubtree(path, &paths);
+    if (paths.size() > 1 && !recursive) {
+      return Status::FailedPrecondition("directory '" + path + "' is not empty (use -r)");
+    }
+  }
+  std::vector<std::string> keys;
+  for (const auto& p : paths) {
+    const std::string key = NodeKey(p);
+    const pb::INode& node = nodes_.at(key);
+    for (const auto& b : node.blocks()) freed_blocks->push_back(b.id());
+    keys.push_back(key);
+  }
+  return Write({}, keys);
+}
+
+Status Namespace::AddFile(const std::string& path, const pb::INode& file, bool overwrite,
+                          std::vector<uint64_t>* freed_blocks) {
+  if (path == "/") return Status::AlreadyExists("'/' is a directory");
+  auto existing = Lookup(path);
+  if (existing.ok()) {
+    if (existing->kind() == pb::INode::DIR) return Status::AlreadyExists("'" + path + "' is a directory");
+    if (!overwrite) return Status::AlreadyExists("'" + path + "' already exists");
+  }
+  MR_RETURN_IF_ERROR(MkdirsLocked(ParentPath(path), file.mtime_ms(), /*ok_if_exists=*/true));
+  if (existing.ok()) {
+    for (const auto& b : existing->blocks()) freed_blocks->push_back(b.id());
+  }
+  return Write({{NodeKey(path), &file}}, {});
+}
+
+Status Namespace::Rename(const std::string& from, const std::string& to) {
+  MR_ASSIGN_OR_RETURN(pb::INode inode, Lookup(from));
+  if (from == "/" || to == "/") return Status::InvalidArgument("cannot rename the root");
+  if (Lookup(to).ok()) return Status::AlreadyExists("'" + to + "' already exists");
+  if (to.starts_with(from + "/")) return Status::InvalidArgument("cannot move '" + from + "' into itself");
+  MR_RETURN_IF_ERROR(MkdirsLocked(ParentPath(to), inode.mtime_ms(), /*ok_if_exists=*/true));
+  std::vector<std::string> olds{from};
+  if (inode.kind() == pb::INode::DIR) CollectSubtree(from, &olds);
+  std::vector<std::pair<std::string, const pb::INode*>> puts;
+  std::vector<std::string> deletes;
+  for (const auto& p : olds) {
+    const std::string key = NodeKey(p);
+    puts.emplace_back(NodeKey(to + p.substr(from.size())), &nodes_.at(key));
+    deletes.push_back(key);
+  }
+  // Copy the values: Write() erases the old keys before inserting.
+  std::vector<pb::INode> values;
+  values.reserve(puts.size());
+  for (auto& [key, ptr] : puts) {
+    values.push_back(*ptr);
+    ptr = &values.back();
+  }
+  return Write(puts, deletes);
+}
+
+Result<uint64_t> Namespace::NextBlockId() {
+  if (next_block_id_ >= block_id_limit_) {
+    const uint64_t limit = next_block_id_ + kBlockIdBatch;
+    rocksdb::Status s = db_->Put(rocksdb::WriteOptions(), kBlockIdKey, std::to_string(limit));
+    if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+    block_id_limit_ = limit;
+  }
+  return next_block_id_++;
+}
+
+void Namespace::ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const {
+  for (const auto& [key, inode] : nodes_) {
+    if (inode.kind() == pb::INode::FILE) fn(PathOfKey(key), inode);
+  }
+}
+
+int64_t Namespace::file_count() const {
+  int64_t n = 0;
+  for (const auto& [key, inode] : nodes_) n += inode.kind() == pb::INode::FILE;
+  return n;
+}
+
+}  // namespace mr::dfs

@@ -1,1 +1,554 @@
-// placeholder: being written
+#include "master/master.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "dfs/block_store.h"
+#include "dfs/input_type.h"
+
+namespace mr::master {
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Registers a synchronous handler: the master's state is touched only from
+// its one thread, so handlers need not suspend.
+template <typename Request, typename Reply>
+void Unary(RpcServer& server, const std::string& method,
+           std::function<Status(const Request&, Reply*)> fn) {
+  server.HandleUnary<Request, Reply>(
+      method, [fn = std::move(fn)](const Request& req, Reply* reply, ServerCall&) -> awaitable<Status> {
+        co_return fn(req, reply);
+      });
+}
+
+}  // namespace
+
+struct Master::WorkerState {
+  pb::WorkerInfo info;
+  bool live = false;
+  Clock::time_point last_heartbeat;
+  int64_t used_bytes = 0;
+  std::unordered_set<uint64_t> blocks;
+  std::vector<uint64_t> pending_deletes;
+  std::vector<pb::TransferCommand> pending_transfers;
+};
+
+struct Master::BlockState {
+  int64_t bytes = 0;
+  int replication = 1;
+  bool complete = false;                // part of a file in the namespace
+  std::vector<std::string> replicas;    // live nodes holding it
+  Clock::time_point replication_retry;  // no new copy ordered before this
+};
+
+struct Master::Lease {
+  std::string path;
+  pb::INode inode;                      // blocks so far, in file order
+  bool overwrite = false;
+  std::string writer;                   // worker id, or empty
+  std::vector<uint64_t> uncommitted;    // allocated, not yet completed
+  Clock::time_point last_activity;
+};
+
+Master::Master(const ClusterConfig& config, asio::io_context& io) : config_(config), io_(io) {}
+Master::~Master() = default;
+
+Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio::io_context& io) {
+  if (!IsLoopbackHost(config.master.address.host) && config.ResolvedSecret().empty()) {
+    return Status::InvalidArgument("refusing to listen on non-loopback address " +
+                                   config.master.address.ToString() + " without a cluster secret");
+  }
+  std::unique_ptr<Master> m(new Master(config, io));
+  std::error_code ec;
+  std::filesystem::create_directories(config.master.data_dir, ec);
+  if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
+  MR_ASSIGN_OR_RETURN(m->namespace_, dfs::Namespace::Open(config.master.data_dir + "/namespace"));
+  dfs::PlacementParams params{config.dfs.skewed.hot_node_fraction,
+                              config.dfs.skewed.hot_block_fraction};
+  MR_ASSIGN_OR_RETURN(m->placement_, dfs::MakePlacementPolicy(config.dfs.placement, params));
+  m->rng_.seed(config.dfs.placement_seed != 0
+                   ? config.dfs.placement_seed
+                   : static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+  // Every block of every file is known from the namespace; replicas arrive
+  // with the block reports.
+  m->namespace_->ForEachFile([&](const std::string&, const pb::INode& file) {
+    for (const auto& b : file.blocks()) {
+      BlockState& st = m->blocks_[b.id()];
+      st.bytes = b.bytes();
+      st.replication = file.replication();
+      st.complete = true;
+    }
+  });
+  for (const auto& w : config.workers) {
+    auto state = std::make_unique<WorkerState>();
+    state->info.set_id(w.id);
+    state->info.set_address(w.address.ToString());
+    state->info.set_datacenter(w.datacenter);
+    state->info.set_rack(w.rack);
+    state->info.set_map_slots(w.map_slots);
+    state->info.set_reduce_slots(w.reduce_slots);
+    state->info.set_capacity_bytes(w.capacity_bytes);
+    m->workers_[w.id] = std::move(state);
+  }
+  return m;
+}
+
+Status Master::Start() {
+  server_ = std::make_unique<RpcServer>(io_.get_executor(), RpcOptions::FromConfig(config_, "master"),
+                                        "master");
+  RegisterHandlers();
+  MR_RETURN_IF_ERROR(server_->Listen(config_.master.address));
+  server_->Start();
+  asio::co_spawn(io_, Tick(), asio::detached);
+  spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}')",
+               config_.cluster.name, config_.master.address.host, server_->port(),
+               namespace_->file_count(), blocks_.size(), placement_->name());
+  return Status::OK();
+}
+
+void Master::Stop() {
+  stopped_ = true;
+  if (server_) server_->Stop();
+}
+
+uint16_t Master::port() const { return server_ ? server_->port() : 0; }
+
+void Master::RegisterHandlers() {
+  RpcServer& s = *server_;
+  Unary<pb::RegisterRequest, pb::RegisterReply>(s, "cluster.Register", [this](auto& q, auto* r) { return Register(q, r); });
+  Unary<pb::HeartbeatRequest, pb::HeartbeatReply>(s, "cluster.Heartbeat", [this](auto& q, auto* r) { return Heartbeat(q, r); });
+  Unary<pb::Empty, pb::ClusterStatusReply>(s, "cluster.Status", [this](auto&, auto* r) { return ClusterStatus(r); });
+  Unary<pb::PathRequest, pb::Empty>(s, "dfs.Mkdir", [this](auto& q, auto*) { return Mkdir(q); });
+  Unary<pb::PathRequest, pb::ListReply>(s, "dfs.List", [this](auto& q, auto* r) { return List(q, r); });
+  Unary<pb::LocateRequest, pb::StatReply>(s, "dfs.Stat", [this](auto& q, auto* r) { return Stat(q, r); });
+  Unary<pb::PathRequest, pb::Empty>(s, "dfs.Delete", [this](auto& q, auto*) { return Delete(q); });
+  Unary<pb::RenameRequest, pb::Empty>(s, "dfs.Rename", [this](auto& q, auto*) { return Rename(q); });
+  Unary<pb::CreateFileRequest, pb::CreateFileReply>(s, "dfs.Create", [this](auto& q, auto* r) { return Create(q, r); });
+  Unary<pb::AddBlockRequest, pb::AddBlockReply>(s, "dfs.AddBlock", [this](auto& q, auto* r) { return AddBlock(q, r); });
+  Unary<pb::CompleteBlockRequest, pb::Empty>(s, "dfs.CompleteBlock", [this](auto& q, auto*) { return CompleteBlock(q); });
+  Unary<pb::CompleteFileRequest, pb::Empty>(s, "dfs.CompleteFile", [this](auto& q, auto*) { return CompleteFile(q); });
+  Unary<pb::AbandonFileRequest, pb::Empty>(s, "dfs.AbandonFile", [this](auto& q, auto*) { return AbandonFile(q); });
+  Unary<pb::BadReplicaRequest, pb::Empty>(s, "dfs.BadReplica", [this](auto& q, auto*) { return BadReplica(q); });
+}
+
+// ---------------------------------------------------------------- membership
+
+Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply) {
+  auto it = workers_.find(req.worker().id());
+  if (it == workers_.end()) {
+    return Status::PermissionDenied("worker '" + req.worker().id() + "' is not in the cluster file");
+  }
+  WorkerState& w = *it->second;
+  if (req.worker().address() != w.info.address() || req.worker().datacenter() != w.info.datacenter()) {
+    return Status::InvalidArgument("worker '" + w.info.id() + "' registers with address " +
+                                   req.worker().address() + " in " + req.worker().datacenter() +
+                                   ", but the cluster file says " + w.info.address() + " in " +
+                                   w.info.datacenter());
+  }
+  if (w.live) MarkDead(w);  // a restarted worker: forget what it held before
+  w.live = true;
+  w.last_heartbeat = Clock::now();
+  w.used_bytes = req.used_bytes();
+  int known = 0;
+  for (const auto& b : req.blocks()) {
+    auto bit = blocks_.find(b.id());
+    if (bit == blocks_.end()) {
+      reply->add_delete_blocks(b.id());  // not in the namespace: an orphan
+      continue;
+    }
+    ++known;
+    AddReplica(b.id(), w.info.id());
+  }
+  reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
+  spdlog::info("worker {} registered from {} in {}: {} blocks ({} orphans to delete)", w.info.id(),
+               w.info.address(), w.info.datacenter(), known, reply->delete_blocks_size());
+  return Status::OK();
+}
+
+Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
+  auto it = workers_.find(req.worker_id());
+  if (it == workers_.end() || !it->second->live) {
+    reply->set_reregister(true);
+    return Status::OK();
+  }
+  WorkerState& w = *it->second;
+  w.last_heartbeat = Clock::now();
+  w.used_bytes = req.used_bytes();
+  for (const auto& b : req.received()) {
+    if (blocks_.count(b.id())) {
+      AddReplica(b.id(), w.info.id());
+    } else {
+      reply->add_delete_blocks(b.id());
+    }
+  }
+  for (uint64_t id : req.removed()) RemoveReplica(id, w.info.id());
+  for (uint64_t id : w.pending_deletes) reply->add_delete_blocks(id);
+  for (auto& t : w.pending_transfers) *reply->add_transfers() = std::move(t);
+  w.pending_deletes.clear();
+  w.pending_transfers.clear();
+  return Status::OK();
+}
+
+void Master::MarkDead(WorkerState& w) {
+  for (uint64_t id : w.blocks) {
+    auto it = blocks_.find(id);
+    if (it == blocks_.end()) continue;
+    auto& r = it->second.replicas;
+    r.erase(std::remove(r.begin(), r.end(), w.info.id()), r.end());
+  }
+  w.blocks.clear();
+  w.pending_deletes.clear();
+  w.pending_transfers.clear();
+  w.live = false;
+}
+
+awaitable<void> Master::Tick() {
+  asio::steady_timer timer(io_);
+  while (!stopped_) {
+    timer.expires_after(std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms));
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (stopped_) break;
+    CheckLiveness();
+    ExpireLeases();
+    ScheduleReplication();
+  }
+}
+
+void Master::CheckLiveness() {
+  const auto limit = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
+                                               config_.cluster.dead_after_missed_heartbeats);
+  for (auto& [id, w] : workers_) {
+    if (w->live && Clock::now() - w->last_heartbeat > limit) {
+      spdlog::warn("worker {} declared dead: no heartbeat for {} ms", id, limit.count());
+      MarkDead(*w);
+    }
+  }
+}
+
+// Orders copies of blocks that have fewer live replicas than their file asks
+// for, from a live replica to nodes chosen by the placement policy.
+void Master::ScheduleReplication() {
+  const auto now = Clock::now();
+  std::vector<dfs::PlacementNode> nodes = LiveNodes();
+  for (auto& [id, b] : blocks_) {
+    if (!b.complete || b.replicas.empty() || static_cast<int>(b.replicas.size()) >= b.replication ||
+        now < b.replication_retry) {
+      continue;
+    }
+    dfs::PlacementRequest req;
+    req.replication = b.replication - static_cast<int>(b.replicas.size());
+    req.block_bytes = b.bytes;
+    req.exclude = b.replicas;
+    auto targets = placement_->Choose(req, nodes, rng_);
+    if (!targets.ok()) continue;  // nowhere to copy to; try again next tick
+    pb::TransferCommand cmd;
+    cmd.set_block_id(id);
+    for (const auto& t : *targets) *cmd.add_targets() = Location(t);
+    workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
+    b.replication_retry = now + std::chrono::milliseconds(2 * config_.cluster.rpc_timeout_ms);
+    spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
+                 b.replication, b.replicas.front(), (*targets)[0]);
+  }
+}
+
+Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
+  reply->set_cluster_name(config_.cluster.name);
+  reply->set_placement(placement_->name());
+  const auto now = Clock::now();
+  for (const auto& w : config_.workers) {
+    const WorkerState& st = *workers_.at(w.id);
+    pb::WorkerStatus* ws = reply->add_workers();
+    *ws->mutable_worker() = st.info;
+    ws->set_live(st.live);
+    ws->set_blocks(static_cast<int64_t>(st.blocks.size()));
+    ws->set_used_bytes(st.used_bytes);
+    ws->set_last_heartbeat_ms_ago(
+        st.last_heartbeat.time_since_epoch().count() == 0
+            ? -1
+            : std::chrono::duration_cast<std::chrono::milliseconds>(now - st.last_heartbeat).count());
+  }
+  int64_t under = 0, complete = 0;
+  for (const auto& [id, b] : blocks_) {
+    if (!b.complete) continue;
+    ++complete;
+    under += static_cast<int>(b.replicas.size()) < b.replication;
+  }
+  reply->set_files(namespace_->file_count());
+  reply->set_blocks(complete);
+  reply->set_under_replicated_blocks(under);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- replicas
+
+void Master::AddReplica(uint64_t block, const std::string& node) {
+  auto& r = blocks_.at(block).replicas;
+  if (std::find(r.begin(), r.end(), node) == r.end()) r.push_back(node);
+  workers_.at(node)->blocks.insert(block);
+}
+
+void Master::RemoveReplica(uint64_t block, const std::string& node) {
+  auto it = blocks_.find(block);
+  if (it != blocks_.end()) {
+    auto& r = it->second.replicas;
+    r.erase(std::remove(r.begin(), r.end(), node), r.end());
+  }
+  if (auto w = workers_.find(node); w != workers_.end()) w->second->blocks.erase(block);
+}
+
+// Drops blocks from the map and tells their holders to delete them.
+void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
+  for (uint64_t id : ids) {
+    auto it = blocks_.find(id);
+    if (it == blocks_.end()) continue;
+    for (const auto& node : it->second.replicas) {
+      WorkerState& w = *workers_.at(node);
+      w.blocks.erase(id);
+      w.pending_deletes.push_back(id);
+    }
+    blocks_.erase(it);
+  }
+}
+
+Status Master::BadReplica(const pb::BadReplicaRequest& req) {
+  auto w = workers_.find(req.node_id());
+  if (w == workers_.end() || !blocks_.count(req.block_id())) return Status::OK();
+  spdlog::warn("replica of block {} on {} is bad ({}): dropping it", req.block_id(), req.node_id(),
+               req.reason());
+  RemoveReplica(req.block_id(), req.node_id());
+  w->second->pending_deletes.push_back(req.block_id());
+  return Status::OK();
+}
+
+std::vector<dfs::PlacementNode> Master::LiveNodes() const {
+  std::vector<dfs::PlacementNode> nodes;
+  for (const auto& w : config_.workers) {
+    const WorkerState& st = *workers_.at(w.id);
+    if (!st.live) continue;
+    const int64_t cap = st.info.capacity_bytes();
+    nodes.push_back({w.id, w.datacenter, w.rack, cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1});
+  }
+  return nodes;
+}
+
+pb::ReplicaLocation Master::Location(const std::string& node) const {
+  const pb::WorkerInfo& info = workers_.at(node)->info;
+  pb::ReplicaLocation loc;
+  loc.set_node_id(info.id());
+  loc.set_address(info.address());
+  loc.set_datacenter(info.datacenter());
+  loc.set_rack(info.rack());
+  return loc;
+}
+
+// Nearest first from `reader` (same node, same rack, same datacenter, other
+// datacenters); without a reader, rotated by `salt` so readers spread load.
+std::vector<std::string> Master::SortByDistance(std::vector<std::string> nodes,
+                                                const std::string& reader, uint64_t salt) const {
+  std::sort(nodes.begin(), nodes.end());
+  auto r = workers_.find(reader);
+  if (r == workers_.end()) {
+    if (!nodes.empty()) std::rotate(nodes.begin(), nodes.begin() + salt % nodes.size(), nodes.end());
+    return nodes;
+  }
+  const pb::WorkerInfo& ri = r->second->info;
+  auto distance = [&](const std::string& n) {
+    const pb::WorkerInfo& i = workers_.at(n)->info;
+    if (n == reader) return 0;
+    if (i.datacenter() != ri.datacenter()) return 3;
+    return (!ri.rack().empty() && i.rack() == ri.rack()) ? 1 : 2;
+  };
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](const auto& a, const auto& b) { return distance(a) < distance(b); });
+  return nodes;
+}
+
+// ---------------------------------------------------------------- namespace
+
+Status Master::Mkdir(const pb::PathRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  return namespace_->Mkdir(path, req.recursive(), WallMs());
+}
+
+Status Master::List(const pb::PathRequest& req, pb::ListReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  MR_ASSIGN_OR_RETURN(auto entries, namespace_->List(path));
+  for (auto& [name, inode] : entries) {
+    auto* e = reply->add_entries();
+    e->set_name(name);
+    inode.clear_blocks();
+    *e->mutable_inode() = std::move(inode);
+  }
+  return Status::OK();
+}
+
+Status Master::Stat(const pb::LocateRequest& req, pb::StatReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  MR_ASSIGN_OR_RETURN(pb::INode inode, namespace_->Lookup(path));
+  reply->set_path(path);
+  int64_t offset = 0;
+  for (const auto& b : inode.blocks()) {
+    pb::LocatedBlock* lb = reply->add_blocks();
+    lb->set_id(b.id());
+    lb->set_bytes(b.bytes());
+    lb->set_offset(offset);
+    offset += b.bytes();
+    auto it = blocks_.find(b.id());
+    if (it == blocks_.end()) continue;
+    for (const auto& node : SortByDistance(it->second.replicas, req.reader_node(), b.id())) {
+      *lb->add_replicas() = Location(node);
+    }
+  }
+  *reply->mutable_inode() = std::move(inode);
+  return Status::OK();
+}
+
+Status Master::Delete(const pb::PathRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  std::vector<uint64_t> freed;
+  MR_RETURN_IF_ERROR(namespace_->Delete(path, req.recursive(), &freed));
+  ForgetBlocks(freed);
+  return Status::OK();
+}
+
+Status Master::Rename(const pb::RenameRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string from, dfs::NormalizePath(req.from()));
+  MR_ASSIGN_OR_RETURN(std::string to, dfs::NormalizePath(req.to()));
+  return namespace_->Rename(from, to);
+}
+
+// ---------------------------------------------------------------- writes
+
+Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  if (auto existing = namespace_->Lookup(path); existing.ok()) {
+    if (existing->kind() == pb::INode::DIR) return Status::AlreadyExists("'" + path + "' is a directory");
+    if (!req.overwrite()) return Status::AlreadyExists("'" + path + "' already exists");
+  }
+  for (const auto& [id, lease] : leases_) {
+    if (lease->path == path) return Status::AlreadyExists("'" + path + "' is being written by another client");
+  }
+  const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
+  const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
+  if (block_size % dfs::kChecksumChunkBytes != 0) {
+    return Status::InvalidArgument("block size must be a multiple of 65536 bytes");
+  }
+  auto lease = std::make_unique<Lease>();
+  lease->path = path;
+  lease->overwrite = req.overwrite();
+  lease->writer = workers_.count(req.writer_node()) ? req.writer_node() : "";
+  lease->last_activity = Clock::now();
+  lease->inode.set_kind(pb::INode::FILE);
+  lease->inode.set_replication(replication);
+  lease->inode.set_block_size(block_size);
+  lease->inode.set_input_type(dfs::InputTypeName(dfs::ClassifyInput(req.first_bytes())));
+  const uint64_t id = next_lease_id_++;
+  leases_[id] = std::move(lease);
+  reply->set_lease_id(id);
+  reply->set_replication(replication);
+  reply->set_block_size(block_size);
+  return Status::OK();
+}
+
+Result<Master::Lease*> Master::FindLease(uint64_t lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return Status::NotFound("no file under construction with lease " + std::to_string(lease_id) + " (expired?)");
+  it->second->last_activity = Clock::now();
+  return it->second.get();
+}
+
+Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  dfs::PlacementRequest preq;
+  preq.replication = lease->inode.replication();
+  preq.block_bytes = lease->inode.block_size();
+  if (!lease->writer.empty()) preq.writer = lease->writer;
+  preq.exclude.assign(req.exclude_nodes().begin(), req.exclude_nodes().end());
+  MR_ASSIGN_OR_RETURN(auto targets, placement_->Choose(preq, LiveNodes(), rng_));
+  MR_ASSIGN_OR_RETURN(uint64_t id, namespace_->NextBlockId());
+  BlockState& b = blocks_[id];
+  b.replication = lease->inode.replication();
+  lease->uncommitted.push_back(id);
+  reply->set_block_id(id);
+  for (const auto& t : targets) *reply->add_pipeline() = Location(t);
+  return Status::OK();
+}
+
+Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  auto pos = std::find(lease->uncommitted.begin(), lease->uncommitted.end(), req.block_id());
+  if (pos == lease->uncommitted.end()) {
+    return Status::InvalidArgument("block " + std::to_string(req.block_id()) + " is not open in this lease");
+  }
+  if (req.replicas().empty()) return Status::InvalidArgument("a block needs at least one replica");
+  lease->uncommitted.erase(pos);
+  BlockState& b = blocks_.at(req.block_id());
+  b.bytes = req.bytes();
+  for (const auto& node : req.replicas()) {
+    auto w = workers_.find(node);
+    if (w != workers_.end() && w->second->live) AddReplica(req.block_id(), node);
+  }
+  pb::BlockRef* ref = lease->inode.add_blocks();
+  ref->set_id(req.block_id());
+  ref->set_bytes(req.bytes());
+  lease->inode.set_length(lease->inode.length() + req.bytes());
+  return Status::OK();
+}
+
+Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  lease->inode.set_mtime_ms(WallMs());
+  std::vector<uint64_t> freed;
+  Status s = namespace_->AddFile(lease->path, lease->inode, lease->overwrite, &freed);
+  if (!s.ok()) {
+    DropLease(req.lease_id());
+    return s;
+  }
+  for (const auto& b : lease->inode.blocks()) blocks_.at(b.id()).complete = true;
+  ForgetBlocks(freed);
+  spdlog::info("file {} complete: {} bytes in {} blocks, type {}", lease->path, lease->inode.length(),
+               lease->inode.blocks_size(), lease->inode.input_type());
+  DropLease(req.lease_id());
+  return Status::OK();
+}
+
+Status Master::AbandonFile(const pb::AbandonFileRequest& req) {
+  DropLease(req.lease_id());
+  return Status::OK();
+}
+
+// Removes a lease; blocks it allocated that are not part of a complete file
+// are forgotten and deleted from their holders.
+void Master::DropLease(uint64_t lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  std::vector<uint64_t> orphans = it->second->uncommitted;
+  for (const auto& b : it->second->inode.blocks()) {
+    if (!blocks_.count(b.id()) || !blocks_.at(b.id()).complete) orphans.push_back(b.id());
+  }
+  ForgetBlocks(orphans);
+  leases_.erase(it);
+}
+
+void Master::ExpireLeases() {
+  const auto limit = std::chrono::milliseconds(std::max(60000, 2 * config_.cluster.rpc_timeout_ms));
+  std::vector<uint64_t> expired;
+  for (const auto& [id, lease] : leases_) {
+    if (Clock::now() - lease->last_activity > limit) expired.push_back(id);
+  }
+  for (uint64_t id : expired) {
+    spdlog::warn("abandoning unfinished write of {}: client silent for {} ms", leases_.at(id)->path,
+                 limit.count());
+    DropLease(id);
+  }
+}
+
+}  // namespace mr::master

@@ -1,1 +1,496 @@
-// placeholder: being written
+// Tests for common/config.h: the cluster file parser and validator.
+
+#include "common/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace mr {
+namespace {
+
+// The smallest valid file: only the one required key.
+constexpr char kMinimal[] = R"(
+[master]
+address = "127.0.0.1:7000"
+)";
+
+// Appends `extra` to the minimal file.
+std::string WithMaster(const std::string& extra) { return std::string(kMinimal) + extra; }
+
+// A [[worker]] entry with the three required keys.
+std::string Worker(const std::string& id, const std::string& address,
+                   const std::string& more = "") {
+  return "[[worker]]\nid = \"" + id + "\"\naddress = \"" + address + "\"\ndatacenter = \"dc1\"\n" +
+         more;
+}
+
+ClusterConfig ParseOk(const std::string& text) {
+  Result<ClusterConfig> r = ParseClusterConfig(text, "cluster.toml");
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : ClusterConfig{};
+}
+
+// The error message, or "OK" when parsing succeeded.
+std::string ParseError(const std::string& text) {
+  Result<ClusterConfig> r = ParseClusterConfig(text, "cluster.toml");
+  if (r.ok()) return "OK";
+  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << "message is not one line";
+  return r.status().message();
+}
+
+// Every key of every table lands in its field.
+TEST(ConfigTest, FullFileRoundTrips) {
+  ClusterConfig c = ParseOk(R"(
+[cluster]
+name = "joss"
+secret = "s3cret"
+heartbeat_interval_ms = 500
+dead_after_missed_heartbeats = 4
+rpc_timeout_ms = 2000
+max_frame_bytes = 8388608
+
+[master]
+address = "10.0.0.1:7000"
+data_dir = "/var/mr/master"
+
+[dfs]
+block_size = 1048576
+replication = 3
+placement = "skewed"
+transfer_chunk_bytes = 131072
+fsync = true
+placement_seed = 42
+
+[dfs.skewed]
+hot_node_fraction = 0.25
+hot_block_fraction = 1
+
+[scheduler]
+name = "pandas"
+
+[scheduler.params]
+alpha = 0.5
+
+[log]
+level = "debug"
+
+[[worker]]
+id = "w1"
+address = "10.0.0.2:7101"
+datacenter = "dc1"
+rack = "r1"
+map_slots = 4
+reduce_slots = 0
+data_dir = "/var/mr/w1"
+capacity_bytes = 1000000
+
+[[worker]]
+id = "w2"
+address = "[::1]:7102"
+datacenter = "dc2"
+)");
+  EXPECT_EQ(c.cluster.name, "joss");
+  EXPECT_EQ(c.cluster.secret, "s3cret");
+  EXPECT_EQ(c.cluster.heartbeat_interval_ms, 500);
+  EXPECT_EQ(c.cluster.dead_after_missed_heartbeats, 4);
+  EXPECT_EQ(c.cluster.rpc_timeout_ms, 2000);
+  EXPECT_EQ(c.cluster.max_frame_bytes, 8388608);
+  EXPECT_EQ(c.master.address, (HostPort{"10.0.0.1", 7000}));
+  EXPECT_EQ(c.master.data_dir, "/var/mr/master");
+  EXPECT_EQ(c.dfs.block_size, 1048576);
+  EXPECT_EQ(c.dfs.replication, 3);
+  EXPECT_EQ(c.dfs.placement, "skewed");
+  EXPECT_EQ(c.dfs.transfer_chunk_bytes, 131072);
+  EXPECT_TRUE(c.dfs.fsync);
+  EXPECT_EQ(c.dfs.placement_seed, 42u);
+  EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_node_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_block_fraction, 1.0);
+  EXPECT_EQ(c.scheduler.name, "pandas");
+  EXPECT_EQ(c.scheduler.params.at("alpha"), ParamValue(0.5));
+  EXPECT_EQ(c.log.level, "debug");
+  ASSERT_EQ(c.workers.size(), 2u);
+  const WorkerOptions& w1 = c.workers[0];
+  EXPECT_EQ(w1.id, "w1");
+  EXPECT_EQ(w1.address, (HostPort{"10.0.0.2", 7101}));
+  EXPECT_EQ(w1.datacenter, "dc1");
+  EXPECT_EQ(w1.rack, "r1");
+  EXPECT_EQ(w1.map_slots, 4);
+  EXPECT_EQ(w1.reduce_slots, 0);
+  EXPECT_EQ(w1.data_dir, "/var/mr/w1");
+  EXPECT_EQ(w1.capacity_bytes, 1000000);
+  EXPECT_EQ(c.workers[1].address, (HostPort{"::1", 7102}));
+  EXPECT_EQ(c.workers[1].address.ToString(), "[::1]:7102");
+  EXPECT_EQ(c.FindWorker("w2"), &c.workers[1]);
+  EXPECT_EQ(c.FindWorker("w3"), nullptr);
+}
+
+// Absent keys keep the defaults documented in config.h.
+TEST(ConfigTest, DefaultsWhenKeysAbsent) {
+  ClusterConfig c = ParseOk(WithMaster(Worker("w1", "127.0.0.1:7101")));
+  ClusterOptions cluster;
+  DfsOptions dfs;
+  EXPECT_EQ(c.cluster.name, "mr");
+  EXPECT_EQ(c.cluster.heartbeat_interval_ms, cluster.heartbeat_interval_ms);
+  EXPECT_EQ(c.cluster.dead_after_missed_heartbeats, cluster.dead_after_missed_heartbeats);
+  EXPECT_EQ(c.cluster.rpc_timeout_ms, cluster.rpc_timeout_ms);
+  EXPECT_EQ(c.cluster.max_frame_bytes, 4 << 20);
+  EXPECT_EQ(c.master.data_dir, "./mr-data/master");
+  EXPECT_EQ(c.dfs.block_size, 64 << 20);
+  EXPECT_EQ(c.dfs.replication, dfs.replication);
+  EXPECT_EQ(c.dfs.placement, "hdfs");
+  EXPECT_EQ(c.dfs.transfer_chunk_bytes, 1 << 20);
+  EXPECT_FALSE(c.dfs.fsync);
+  EXPECT_EQ(c.dfs.placement_seed, 0u);
+  EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_node_fraction, 0.2);
+  EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_block_fraction, 0.8);
+  EXPECT_EQ(c.scheduler.name, "fifo");
+  EXPECT_TRUE(c.scheduler.params.empty());
+  EXPECT_EQ(c.log.level, "info");
+  ASSERT_EQ(c.workers.size(), 1u);
+  EXPECT_EQ(c.workers[0].rack, "");
+  EXPECT_EQ(c.workers[0].map_slots, 2);
+  EXPECT_EQ(c.workers[0].reduce_slots, 1);
+  EXPECT_EQ(c.workers[0].data_dir, "./mr-data/w1");
+  EXPECT_EQ(c.workers[0].capacity_bytes, 0);
+}
+
+// A master may be configured before any worker is listed.
+TEST(ConfigTest, ZeroWorkersParse) { EXPECT_TRUE(ParseOk(kMinimal).workers.empty()); }
+
+// A misspelt key must not be silently ignored.
+TEST(ConfigTest, UnknownKeyInTable) {
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nblocksize = 65536\n")),
+            "cluster.toml: unknown key 'dfs.blocksize'");
+  EXPECT_EQ(ParseError(WithMaster("[dfs.skewed]\nhot = 0.5\n")),
+            "cluster.toml: unknown key 'dfs.skewed.hot'");
+}
+
+// A misspelt table name is as wrong as a misspelt key.
+TEST(ConfigTest, UnknownTopLevelTable) {
+  EXPECT_EQ(ParseError(WithMaster("[workers]\nid = \"w1\"\n")),
+            "cluster.toml: unknown key 'workers'");
+  EXPECT_EQ(ParseError("debug = true\n" + std::string(kMinimal)),
+            "cluster.toml: unknown key 'debug'");
+}
+
+// Worker entries are checked key by key too, and named by index.
+TEST(ConfigTest, UnknownKeyInWorker) {
+  std::string text =
+      WithMaster(Worker("w1", "127.0.0.1:7101") + Worker("w2", "127.0.0.1:7102", "slots = 3\n"));
+  EXPECT_EQ(ParseError(text), "cluster.toml: unknown key 'worker[1].slots'");
+}
+
+// Wrong value types name the key and the expected type.
+TEST(ConfigTest, WrongTypes) {
+  std::string workers = Worker("w0", "127.0.0.1:7100") + Worker("w1", "127.0.0.1:7101") +
+                        Worker("w2", "127.0.0.1:7102", "map_slots = \"4\"\n");
+  EXPECT_EQ(ParseError(WithMaster(workers)),
+            "cluster.toml: 'worker[2].map_slots' must be an integer");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nname = 3\n")),
+            "cluster.toml: 'cluster.name' must be a string");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nfsync = 1\n")),
+            "cluster.toml: 'dfs.fsync' must be a boolean");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nblock_size = 65536.0\n")),
+            "cluster.toml: 'dfs.block_size' must be an integer");
+  EXPECT_EQ(ParseError(WithMaster("[dfs.skewed]\nhot_node_fraction = \"half\"\n")),
+            "cluster.toml: 'dfs.skewed.hot_node_fraction' must be a number");
+  EXPECT_EQ(ParseError("dfs = 5\n" + std::string(kMinimal)), "cluster.toml: 'dfs' must be a table");
+  EXPECT_EQ(ParseError(WithMaster("[worker]\nid = \"w1\"\n")),
+            "cluster.toml: 'worker' must be an array of tables ([[worker]])");
+  EXPECT_EQ(ParseError("[master]\naddress = 7000\n"),
+            "cluster.toml: 'master.address' must be a string");
+}
+
+// An integer is fine where a fraction is expected.
+TEST(ConfigTest, IntegerAcceptedAsDouble) {
+  ClusterConfig c = ParseOk(WithMaster("[dfs.skewed]\nhot_node_fraction = 1\n"));
+  EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_node_fraction, 1.0);
+}
+
+// Keys without a sensible default must be present.
+TEST(ConfigTest, RequiredKeys) {
+  EXPECT_EQ(ParseError(""), "cluster.toml: missing required key 'master.address'");
+  EXPECT_EQ(ParseError("[master]\ndata_dir = \"/x\"\n"),
+            "cluster.toml: missing required key 'master.address'");
+  EXPECT_EQ(ParseError(WithMaster("[[worker]]\nid = \"w1\"\naddress = \"127.0.0.1:7101\"\n")),
+            "cluster.toml: missing required key 'worker[0].datacenter'");
+  EXPECT_EQ(ParseError(WithMaster("[[worker]]\naddress = \"127.0.0.1:7101\"\n")),
+            "cluster.toml: missing required key 'worker[0].id'");
+  EXPECT_EQ(ParseError(WithMaster("[[worker]]\nid = \"w1\"\ndatacenter = \"dc1\"\n")),
+            "cluster.toml: missing required key 'worker[0].address'");
+  EXPECT_EQ(ParseError(WithMaster(Worker("", "127.0.0.1:7101"))),
+            "cluster.toml: 'worker[0].id' must not be empty");
+}
+
+// Ids name data directories, so path separators are refused.
+TEST(ConfigTest, WorkerIdMustBePathSafe) {
+  EXPECT_EQ(ParseError(WithMaster(Worker("../w1", "127.0.0.1:7101"))),
+            "cluster.toml: 'worker[0].id' may contain only letters, digits, '-', '_' and '.' "
+            "(got '../w1')");
+}
+
+// Each numeric bound from config.h is enforced with the key and value named.
+TEST(ConfigTest, RangeChecks) {
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nheartbeat_interval_ms = 9\n")),
+            "cluster.toml: 'cluster.heartbeat_interval_ms' must be at least 10 (got 9)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ndead_after_missed_heartbeats = 1\n")),
+            "cluster.toml: 'cluster.dead_after_missed_heartbeats' must be at least 2 (got 1)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nrpc_timeout_ms = 99\n")),
+            "cluster.toml: 'cluster.rpc_timeout_ms' must be at least 100 (got 99)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nrpc_timeout_ms = 3000000000\n")),
+            "cluster.toml: 'cluster.rpc_timeout_ms' must be at most 2147483647 (got 3000000000)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nblock_size = 100000\n")),
+            "cluster.toml: 'dfs.block_size' must be a positive multiple of 65536 (got 100000)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nblock_size = 0\n")),
+            "cluster.toml: 'dfs.block_size' must be a positive multiple of 65536 (got 0)");
+  EXPECT_EQ(
+      ParseError(WithMaster("[dfs]\ntransfer_chunk_bytes = -65536\n")),
+      "cluster.toml: 'dfs.transfer_chunk_bytes' must be a positive multiple of 65536 (got -65536)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nreplication = 0\n")),
+            "cluster.toml: 'dfs.replication' must be at least 1 (got 0)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nplacement_seed = -1\n")),
+            "cluster.toml: 'dfs.placement_seed' must be at least 0 (got -1)");
+  EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "map_slots = 0\n"))),
+            "cluster.toml: 'worker[0].map_slots' must be at least 1 (got 0)");
+  EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "reduce_slots = -1\n"))),
+            "cluster.toml: 'worker[0].reduce_slots' must be at least 0 (got -1)");
+  EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "capacity_bytes = -5\n"))),
+            "cluster.toml: 'worker[0].capacity_bytes' must be at least 0 (got -5)");
+}
+
+// A frame must hold two chunks plus header room.
+TEST(ConfigTest, MaxFrameBytesAgainstChunk) {
+  std::string text =
+      WithMaster("[cluster]\nmax_frame_bytes = 2162687\n[dfs]\ntransfer_chunk_bytes = 1048576\n");
+  EXPECT_EQ(ParseError(text),
+            "cluster.toml: 'cluster.max_frame_bytes' must be at least "
+            "2 * 'dfs.transfer_chunk_bytes' + 65536 (got 2162687, chunk 1048576)");
+  // Exactly 2 × 1 MiB + 64 KiB is enough.
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nmax_frame_bytes = 2162688\n")), "OK");
+}
+
+// Placement names and fractions outside (0, 1] are rejected.
+TEST(ConfigTest, PlacementAndFractions) {
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nplacement = \"nearest\"\n")),
+            "cluster.toml: 'dfs.placement' must be one of random, hdfs, spread, skewed "
+            "(got 'nearest')");
+  EXPECT_EQ(ParseError(WithMaster("[dfs.skewed]\nhot_node_fraction = 0.0\n")),
+            "cluster.toml: 'dfs.skewed.hot_node_fraction' must be in (0, 1] (got 0)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs.skewed]\nhot_block_fraction = 1.5\n")),
+            "cluster.toml: 'dfs.skewed.hot_block_fraction' must be in (0, 1] (got 1.5)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs.skewed]\nhot_block_fraction = nan\n")),
+            "cluster.toml: 'dfs.skewed.hot_block_fraction' must be in (0, 1] (got nan)");
+  for (const char* p : {"random", "hdfs", "spread", "skewed"}) {
+    EXPECT_EQ(ParseOk(WithMaster("[dfs]\nplacement = \"" + std::string(p) + "\"\n")).dfs.placement,
+              p);
+  }
+}
+
+// Only the five spdlog-style level names are valid.
+TEST(ConfigTest, LogLevel) {
+  EXPECT_EQ(ParseError(WithMaster("[log]\nlevel = \"verbose\"\n")),
+            "cluster.toml: 'log.level' must be one of trace, debug, info, warn, error "
+            "(got 'verbose')");
+  EXPECT_EQ(ParseOk(WithMaster("[log]\nlevel = \"warn\"\n")).log.level, "warn");
+}
+
+// Two workers with one id would be indistinguishable to the master.
+TEST(ConfigTest, DuplicateWorkerId) {
+  std::string text = WithMaster(Worker("w1", "127.0.0.1:7101") + Worker("w1", "127.0.0.1:7102"));
+  EXPECT_EQ(ParseError(text), "cluster.toml: duplicate worker id 'w1'");
+}
+
+// Two processes cannot listen on one address; both owners are named.
+TEST(ConfigTest, DuplicateAddress) {
+  std::string text = WithMaster(Worker("w0", "127.0.0.1:7100") + Worker("w1", "127.0.0.1:7101") +
+                                Worker("w2", "127.0.0.1:7102") + Worker("w3", "127.0.0.1:7101"));
+  EXPECT_EQ(ParseError(text),
+            "cluster.toml: duplicate address '127.0.0.1:7101' "
+            "(worker[1].address and worker[3].address)");
+  EXPECT_EQ(ParseError(WithMaster(Worker("w0", "127.0.0.1:7000"))),
+            "cluster.toml: duplicate address '127.0.0.1:7000' "
+            "(master.address and worker[0].address)");
+}
+
+// Bad addresses are reported with the key and the text.
+TEST(ConfigTest, BadAddress) {
+  EXPECT_EQ(ParseError("[master]\naddress = \"127.0.0.1\"\n"),
+            "cluster.toml: 'master.address': invalid address '127.0.0.1': expected host:port");
+  EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:70000"))),
+            "cluster.toml: 'worker[0].address': invalid address '127.0.0.1:70000': "
+            "port must be an integer in 1..65535");
+}
+
+// Policies read their own parameters; the file carries any scalar.
+TEST(ConfigTest, SchedulerParamsAcceptScalars) {
+  ClusterConfig c = ParseOk(WithMaster(R"(
+[scheduler]
+name = "matchmaking"
+[scheduler.params]
+flag = true
+count = 7
+ratio = 0.25
+mode = "strict"
+)"));
+  EXPECT_EQ(c.scheduler.name, "matchmaking");
+  ASSERT_EQ(c.scheduler.params.size(), 4u);
+  EXPECT_EQ(c.scheduler.params.at("flag"), ParamValue(true));
+  EXPECT_EQ(c.scheduler.params.at("count"), ParamValue(int64_t{7}));
+  EXPECT_EQ(c.scheduler.params.at("ratio"), ParamValue(0.25));
+  EXPECT_EQ(c.scheduler.params.at("mode"), ParamValue(std::string("strict")));
+}
+
+// Arrays and tables have no ParamValue, so they are refused.
+TEST(ConfigTest, SchedulerParamsRejectNonScalars) {
+  EXPECT_EQ(ParseError(WithMaster("[scheduler.params]\nweights = [1, 2]\n")),
+            "cluster.toml: 'scheduler.params.weights' must be a boolean, integer, float or string");
+  EXPECT_EQ(ParseError(WithMaster("[scheduler.params.nested]\nx = 1\n")),
+            "cluster.toml: 'scheduler.params.nested' must be a boolean, integer, float or string");
+  EXPECT_EQ(ParseError(WithMaster("[scheduler]\nparams = 3\n")),
+            "cluster.toml: 'scheduler.params' must be a table");
+  EXPECT_EQ(ParseError(WithMaster("[scheduler]\nalpha = 3\n")),
+            "cluster.toml: unknown key 'scheduler.alpha'");
+}
+
+// The secret can come from the environment instead of the file.
+TEST(ConfigTest, SecretFromEnvironment) {
+  setenv("MR_CONFIG_TEST_SECRET", "from-env", 1);
+  ClusterConfig c = ParseOk(
+      "[cluster]\nsecret_env = \"MR_CONFIG_TEST_SECRET\"\n[master]\naddress = \"10.0.0.1:7000\"\n");
+  EXPECT_EQ(c.ResolvedSecret(), "from-env");
+  unsetenv("MR_CONFIG_TEST_SECRET");
+  EXPECT_EQ(c.ResolvedSecret(), "");
+}
+
+// An unset variable resolves to no secret, which a public master refuses.
+TEST(ConfigTest, SecretEnvUnsetOnPublicAddress) {
+  unsetenv("MR_CONFIG_TEST_UNSET");
+  EXPECT_EQ(ParseError("[cluster]\nsecret_env = \"MR_CONFIG_TEST_UNSET\"\n"
+                       "[master]\naddress = \"10.0.0.1:7000\"\n"),
+            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
+            "address");
+}
+
+// Two sources of one secret would be ambiguous.
+TEST(ConfigTest, SecretAndSecretEnvBothSet) {
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nsecret = \"a\"\nsecret_env = \"B\"\n")),
+            "cluster.toml: set only one of 'cluster.secret' and 'cluster.secret_env'");
+}
+
+// A reachable master must authenticate; a loopback one may skip it.
+TEST(ConfigTest, PublicAddressNeedsSecret) {
+  EXPECT_EQ(ParseError("[master]\naddress = \"10.0.0.1:7000\"\n"),
+            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
+            "address");
+  EXPECT_EQ(ParseError("[master]\naddress = \"master.example.com:7000\"\n"),
+            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
+            "address");
+  EXPECT_EQ(ParseOk("[cluster]\nsecret = \"x\"\n[master]\naddress = \"10.0.0.1:7000\"\n")
+                .ResolvedSecret(),
+            "x");
+  EXPECT_EQ(ParseError("[master]\naddress = \"127.0.0.1:7000\"\n"), "OK");
+  EXPECT_EQ(ParseError("[master]\naddress = \"localhost:7000\"\n"), "OK");
+  EXPECT_EQ(ParseError("[master]\naddress = \"[::1]:7000\"\n"), "OK");
+}
+
+// TOML syntax errors carry toml++'s position and description.
+TEST(ConfigTest, SyntaxErrorHasLineAndColumn) {
+  std::string message = ParseError("[master]\naddress = \"127.0.0.1:7000\n");
+  EXPECT_EQ(message.rfind("cluster.toml:2:", 0), 0u) << message;
+  // A repeated table is a TOML error too, reported where it is redefined.
+  message = ParseError(WithMaster("[master]\ndata_dir = \"x\"\n"));
+  EXPECT_EQ(message.rfind("cluster.toml:4:", 0), 0u) << message;
+}
+
+// Loading from a path names the file by its base name in errors.
+TEST(ConfigTest, LoadFromFileUsesBaseName) {
+  std::string path = ::testing::TempDir() + "/config_test_cluster.toml";
+  {
+    std::ofstream out(path);
+    out << WithMaster("[dfs]\nblocksize = 1\n");
+  }
+  Result<ClusterConfig> r = LoadClusterConfig(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "config_test_cluster.toml: unknown key 'dfs.blocksize'");
+  {
+    std::ofstream out(path);
+    out << kMinimal;
+  }
+  EXPECT_TRUE(LoadClusterConfig(path).ok());
+  std::remove(path.c_str());
+}
+
+// A missing file is NotFound with the path and the system's reason.
+TEST(ConfigTest, MissingFileIsNotFound) {
+  std::string path = ::testing::TempDir() + "/no-such-cluster.toml";
+  Result<ClusterConfig> r = LoadClusterConfig(path);
+  ASSERT_TRUE(r.status().IsNotFound()) << r.status().ToString();
+  EXPECT_EQ(r.status().message(),
+            "cannot read cluster file '" + path + "': No such file or directory");
+}
+
+// A directory opens but cannot be read: IOError, not a parse error.
+TEST(ConfigTest, DirectoryIsIOError) {
+  Result<ClusterConfig> r = LoadClusterConfig(::testing::TempDir());
+  EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
+}
+
+// Host:port forms accepted and refused, each error naming the text.
+TEST(HostPortTest, Parse) {
+  EXPECT_EQ(*ParseHostPort("127.0.0.1:7000"), (HostPort{"127.0.0.1", 7000}));
+  EXPECT_EQ(*ParseHostPort("node-1.example.com:1"), (HostPort{"node-1.example.com", 1}));
+  EXPECT_EQ(*ParseHostPort("[::1]:65535"), (HostPort{"::1", 65535}));
+  EXPECT_EQ(*ParseHostPort("[fe80::1]:80"), (HostPort{"fe80::1", 80}));
+  EXPECT_EQ(ParseHostPort("h:0").status().message(),
+            "invalid address 'h:0': port must be an integer in 1..65535");
+  EXPECT_EQ(ParseHostPort("h:65536").status().message(),
+            "invalid address 'h:65536': port must be an integer in 1..65535");
+  EXPECT_EQ(ParseHostPort("h:7x").status().message(),
+            "invalid address 'h:7x': port must be an integer in 1..65535");
+  EXPECT_EQ(ParseHostPort("h:").status().message(),
+            "invalid address 'h:': port must be an integer in 1..65535");
+  EXPECT_EQ(ParseHostPort("h").status().message(), "invalid address 'h': expected host:port");
+  EXPECT_EQ(ParseHostPort(":7000").status().message(), "invalid address ':7000': empty host");
+  EXPECT_EQ(ParseHostPort("::1:7000").status().message(),
+            "invalid address '::1:7000': write IPv6 addresses in brackets, e.g. [::1]:7000");
+  EXPECT_EQ(ParseHostPort("[::1]7000").status().message(),
+            "invalid address '[::1]7000': expected [ipv6]:port");
+  EXPECT_EQ(ParseHostPort("[nope]:7000").status().message(),
+            "invalid address '[nope]:7000': not an IPv6 address in [ ]");
+  EXPECT_EQ(ParseHostPort("300.1.1.1:7000").status().message(),
+            "invalid address '300.1.1.1:7000': not a valid host name or IPv4 address");
+  EXPECT_EQ(ParseHostPort("a b:7000").status().message(),
+            "invalid address 'a b:7000': not a valid host name or IPv4 address");
+  EXPECT_TRUE(ParseHostPort("").status().IsInvalidArgument());
+}
+
+// ToString is the inverse of ParseHostPort, brackets included.
+TEST(HostPortTest, ToStringRoundTrips) {
+  for (const char* text : {"127.0.0.1:7000", "example.com:80", "[::1]:7000"}) {
+    EXPECT_EQ(ParseHostPort(text)->ToString(), text);
+  }
+}
+
+// Loopback is 127/8, ::1 and localhost; nothing else.
+TEST(HostPortTest, IsLoopbackHost) {
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(IsLoopbackHost("127.255.0.9"));
+  EXPECT_TRUE(IsLoopbackHost("localhost"));
+  EXPECT_TRUE(IsLoopbackHost("LocalHost"));
+  EXPECT_TRUE(IsLoopbackHost("::1"));
+  EXPECT_TRUE(IsLoopbackHost("0:0:0:0:0:0:0:1"));
+  EXPECT_FALSE(IsLoopbackHost("128.0.0.1"));
+  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
+  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
+  EXPECT_FALSE(IsLoopbackHost("::"));
+  EXPECT_FALSE(IsLoopbackHost("localhost.example.com"));
+  EXPECT_FALSE(IsLoopbackHost(""));
+}
+
+}  // namespace
+}  // namespace mr

@@ -1,0 +1,94 @@
+// Namespace: the master's directory tree of complete files, persisted in
+// RocksDB.
+//
+// Paths are absolute, '/'-separated, without '.', '..' or empty components;
+// NormalizePath() accepts a trailing '/' and repeated '/'. The root "/"
+// always exists. A file appears in the namespace only when it is complete
+// (AddFile), so a half-written file is never visible.
+//
+// RocksDB layout (see docs/storage-format.md):
+//   "n" + parent + '\0' + name  → proto mr.pb.INode   (parent of "/x" is "/")
+//   "m:next_block_id"           → decimal high-water mark of block ids
+// The whole tree is also held in memory (a std::map over the same keys), so
+// reads never touch RocksDB; every mutation is one atomic WriteBatch.
+//
+// Not thread-safe: the master calls it from its one RPC thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "proto/dfs.pb.h"
+
+namespace rocksdb {
+class DB;
+}
+
+namespace mr::dfs {
+
+// "/a//b/" → "/a/b". InvalidArgument for relative paths, '.', '..', NUL.
+Result<std::string> NormalizePath(const std::string& path);
+// "/a/b" → "/a"; "/a" → "/".
+std::string ParentPath(const std::string& path);
+std::string BaseName(const std::string& path);
+
+class Namespace {
+ public:
+  // Opens (creating) the RocksDB in `dir` and loads the tree.
+  static Result<std::unique_ptr<Namespace>> Open(const std::string& dir);
+  ~Namespace();
+
+  // Creates a directory. With `parents`, missing ancestors are created and an
+  // existing directory is not an error (mkdir -p). AlreadyExists otherwise;
+  // FailedPrecondition if an ancestor is a file.
+  Status Mkdir(const std::string& path, bool parents, int64_t now_ms);
+
+  // The inode at `path`, or NotFound.
+  Result<pb::INode> Lookup(const std::string& path) const;
+
+  // Children of a directory, sorted by name. For a file: the file itself.
+  Result<std::vector<std::pair<std::string, pb::INode>>> List(const std::string& path) const;
+
+  // Removes a file, or a directory (non-empty only with `recursive`:
+  // FailedPrecondition otherwise). The root cannot be removed. Appends the
+  // ids of the blocks of removed files to `freed_blocks`.
+  Status Delete(const std::string& path, bool recursive, std::vector<uint64_t>* freed_blocks);
+
+  // Adds a complete file, creating missing parent directories. If a file is
+  // there already: replaced when `overwrite` (its blocks appended to
+  // `freed_blocks`), else AlreadyExists. A directory there: AlreadyExists.
+  Status AddFile(const std::string& path, const pb::INode& file, bool overwrite,
+                 std::vector<uint64_t>* freed_blocks);
+
+  // Renames a file or directory (with its subtree). NotFound if `from` is
+  // missing, AlreadyExists if `to` exists; parents of `to` are created.
+  Status Rename(const std::string& from, const std::string& to);
+
+  // A fresh block id, never handed out before (survives restarts).
+  Result<uint64_t> NextBlockId();
+
+  // Calls fn(path, inode) for every file.
+  void ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const;
+
+  int64_t file_count() const;
+
+ private:
+  Namespace() = default;
+  Status Write(const std::vector<std::pair<std::string, const pb::INode*>>& puts,
+               const std::vector<std::string>& deletes);
+  void CollectSubtree(const std::string& dir, std::vector<std::string>* paths) const;
+  Status MkdirsLocked(const std::string& path, int64_t now_ms, bool ok_if_exists);
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::map<std::string, pb::INode> nodes_;   // key: parent + '\0' + name
+  uint64_t next_block_id_ = 1;
+  uint64_t block_id_limit_ = 0;               // persisted high-water mark
+};
+
+}  // namespace mr::dfs

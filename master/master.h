@@ -1,0 +1,102 @@
+// Master: the NameNode half of mr-master (the JobTracker half arrives with
+// the jobs). Start here for the master.
+//
+// It keeps
+//   - membership: the workers of the cluster file that registered, and their
+//     liveness by heartbeat (dead after `dead_after_missed_heartbeats`);
+//   - the namespace (dfs/namespace.h, persisted in RocksDB);
+//   - soft state rebuilt from block reports: block → live replica nodes;
+//   - files under construction ("leases"), which never appear in the
+//     namespace until CompleteFile;
+// and it re-replicates blocks that lost replicas, by asking a worker holding
+// one to copy it (TransferCommand in the heartbeat reply).
+//
+// Threading: every handler and timer runs on the one-thread io_context given
+// to Create(), so the state needs no locks (and later schedulers need none).
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/config.h"
+#include "common/rpc.h"
+#include "dfs/namespace.h"
+#include "dfs/placement.h"
+#include "proto/cluster.pb.h"
+#include "proto/dfs.pb.h"
+
+namespace mr::master {
+
+class Master {
+ public:
+  // Opens the namespace in <master.data_dir>/namespace and validates the
+  // placement policy. Does not listen yet.
+  static Result<std::unique_ptr<Master>> Create(const ClusterConfig& config,
+                                                asio::io_context& io);
+  ~Master();
+
+  // Listens on master.address (port 0 = any free port) and starts serving.
+  Status Start();
+  // Stops serving; pending work is dropped (the namespace is already durable).
+  void Stop();
+  uint16_t port() const;
+
+ private:
+  struct WorkerState;
+  struct BlockState;
+  struct Lease;
+  using Clock = std::chrono::steady_clock;
+
+  Master(const ClusterConfig& config, asio::io_context& io);
+  void RegisterHandlers();
+  awaitable<void> Tick();
+  void CheckLiveness();
+  void ExpireLeases();
+  void ScheduleReplication();
+
+  // Handlers.
+  Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
+  Status Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply);
+  Status ClusterStatus(pb::ClusterStatusReply* reply);
+  Status Mkdir(const pb::PathRequest& req);
+  Status List(const pb::PathRequest& req, pb::ListReply* reply);
+  Status Stat(const pb::LocateRequest& req, pb::StatReply* reply);
+  Status Delete(const pb::PathRequest& req);
+  Status Rename(const pb::RenameRequest& req);
+  Status Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply);
+  Status AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply);
+  Status CompleteBlock(const pb::CompleteBlockRequest& req);
+  Status CompleteFile(const pb::CompleteFileRequest& req);
+  Status AbandonFile(const pb::AbandonFileRequest& req);
+  Status BadReplica(const pb::BadReplicaRequest& req);
+
+  // State helpers.
+  void AddReplica(uint64_t block, const std::string& node);
+  void RemoveReplica(uint64_t block, const std::string& node);
+  void ForgetBlocks(const std::vector<uint64_t>& blocks);
+  void MarkDead(WorkerState& w);
+  std::vector<dfs::PlacementNode> LiveNodes() const;
+  pb::ReplicaLocation Location(const std::string& node) const;
+  std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
+                                          const std::string& reader, uint64_t salt) const;
+  Result<Lease*> FindLease(uint64_t lease_id);
+  void DropLease(uint64_t lease_id);
+
+  ClusterConfig config_;
+  asio::io_context& io_;
+  std::unique_ptr<RpcServer> server_;
+  std::unique_ptr<dfs::Namespace> namespace_;
+  std::unique_ptr<dfs::PlacementPolicy> placement_;
+  std::mt19937_64 rng_;
+  std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
+  std::unordered_map<uint64_t, BlockState> blocks_;
+  std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
+  uint64_t next_lease_id_ = 1;
+  bool stopped_ = false;
+};
+
+}  // namespace mr::master
