@@ -343,7 +343,13 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn) {
       spdlog::error("{}: {}", name_, result.ToString());
     }
     if (!call.replied) {
-      Status sent = result.ok() ? co_await conn->SendReply(pb::Empty()) : co_await conn->SendError(result);
+      // (Not a ?: expression: GCC 12 miscompiles co_await inside one.)
+      Status sent;
+      if (result.ok()) {
+        sent = co_await conn->SendReply(pb::Empty());
+      } else {
+        sent = co_await conn->SendError(result);
+      }
       if (!sent.ok()) break;
     } else if (!result.ok()) {
       // The handler failed part-way through a stream: the peer cannot tell

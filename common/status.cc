@@ -16,6 +16,7 @@ const char* Status::CodeName(Code code) {
     case Code::kFailedPrecondition: return "FailedPrecondition";
     case Code::kProtocolError: return "ProtocolError";
     case Code::kInternal: return "Internal";
+    case Code::kAborted: return "Aborted";
   }
   return "Unknown";
 }

@@ -32,6 +32,7 @@ class Status {
     kFailedPrecondition = 9,  // e.g. rm of a non-empty directory without -r
     kProtocolError = 10,      // malformed or oversized frame
     kInternal = 11,
+    kAborted = 12,            // the caller stopped an operation (e.g. a sink refused bytes)
   };
 
   Status() = default;
@@ -49,6 +50,7 @@ class Status {
   static Status FailedPrecondition(std::string_view m) { return {Code::kFailedPrecondition, m}; }
   static Status ProtocolError(std::string_view m) { return {Code::kProtocolError, m}; }
   static Status Internal(std::string_view m) { return {Code::kInternal, m}; }
+  static Status Aborted(std::string_view m) { return {Code::kAborted, m}; }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
@@ -61,6 +63,7 @@ class Status {
   bool IsPermissionDenied() const { return code_ == Code::kPermissionDenied; }
   bool IsFailedPrecondition() const { return code_ == Code::kFailedPrecondition; }
   bool IsProtocolError() const { return code_ == Code::kProtocolError; }
+  bool IsAborted() const { return code_ == Code::kAborted; }
 
   Code code() const { return code_; }
   const std::string& message() const { return message_; }

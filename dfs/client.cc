@@ -1,1 +1,353 @@
-// placeholder: being written
+#include "dfs/client.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "dfs/block_store.h"
+#include "dfs/input_type.h"
+
+namespace mr::dfs {
+namespace {
+
+constexpr int kBlockAttempts = 3;
+
+// Closes a file descriptor on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Status PreadFully(int fd, int64_t offset, int64_t n, std::string* out, const std::string& path) {
+  out->resize(static_cast<size_t>(n));
+  int64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, out->data() + done, static_cast<size_t>(n - done), offset + done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status::IOError("read '" + path + "': " + std::strerror(errno));
+    if (r == 0) return Status::IOError("'" + path + "' shrank while being read");
+    done += r;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+DfsClient::DfsClient(HostPort master, RpcOptions options, int64_t transfer_chunk_bytes)
+    : master_(std::move(master)), options_(std::move(options)), chunk_bytes_(transfer_chunk_bytes) {}
+
+DfsClient::~DfsClient() = default;
+
+// One connection to the master, made on first use and remade once if a
+// cached connection turns out to be closed (e.g. by the server's idle timeout).
+awaitable<Status> DfsClient::CallMaster(std::string_view method,
+                                        const google::protobuf::MessageLite& req,
+                                        google::protobuf::MessageLite* reply) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const bool fresh = !master_conn_ || !master_conn_->is_open();
+    if (fresh) {
+      auto conn = co_await Connect(master_, options_);
+      if (!conn.ok()) co_return conn.status().WithContext("master " + master_.ToString());
+      master_conn_ = std::move(conn).value();
+    }
+    Status sent = co_await master_conn_->SendRequest(method, req);
+    if (!sent.ok()) {
+      if (!fresh) continue;  // stale cached connection: the request never left
+      co_return sent;
+    }
+    co_return co_await master_conn_->ReceiveReply(reply);
+  }
+  co_return Status::Unavailable("master " + master_.ToString() + " unreachable");
+}
+
+awaitable<Status> DfsClient::Mkdir(const std::string& path, bool parents) {
+  pb::PathRequest req;
+  req.set_path(path);
+  req.set_recursive(parents);
+  pb::Empty reply;
+  co_return co_await CallMaster("dfs.Mkdir", req, &reply);
+}
+
+awaitable<Result<pb::ListReply>> DfsClient::List(const std::string& path) {
+  pb::PathRequest req;
+  req.set_path(path);
+  pb::ListReply reply;
+  MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.List", req, &reply));
+  co_return reply;
+}
+
+awaitable<Result<pb::StatReply>> DfsClient::Stat(const std::string& path,
+                                                 const std::string& reader_node) {
+  pb::LocateRequest req;
+  req.set_path(path);
+  req.set_reader_node(reader_node);
+  pb::StatReply reply;
+  MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.Stat", req, &reply));
+  co_return reply;
+}
+
+awaitable<Status> DfsClient::Delete(const std::string& path, bool recursive) {
+  pb::PathRequest req;
+  req.set_path(path);
+  req.set_recursive(recursive);
+  pb::Empty reply;
+  co_return co_await CallMaster("dfs.Delete", req, &reply);
+}
+
+awaitable<Status> DfsClient::Rename(const std::string& from, const std::string& to) {
+  pb::RenameRequest req;
+  req.set_from(from);
+  req.set_to(to);
+  pb::Empty reply;
+  co_return co_await CallMaster("dfs.Rename", req, &reply);
+}
+
+awaitable<Result<pb::ClusterStatusReply>> DfsClient::ClusterStatus() {
+  pb::ClusterStatusReply reply;
+  MR_CO_RETURN_IF_ERROR(co_await CallMaster("cluster.Status", pb::Empty(), &reply));
+  co_return reply;
+}
+
+// ---------------------------------------------------------------- writing
+
+awaitable<Status> DfsClient::Put(const std::string& local, const std::string& dfs_path,
+                                 const PutOptions& options) {
+  Fd file{::open(local.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) {
+    const std::string why = std::strerror(errno);
+    co_return errno == ENOENT ? Status::NotFound("local file '" + local + "' does not exist")
+                              : Status::IOError("cannot open '" + local + "': " + why);
+  }
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    co_return Status::InvalidArgument("'" + local + "' is not a regular file");
+  }
+  std::string first;
+  MR_CO_RETURN_IF_ERROR(PreadFully(file.fd, 0, std::min<int64_t>(st.st_size, kClassifySampleBytes),
+                                   &first, local));
+  ByteSource source = [&](int64_t offset, int64_t n, std::string* out) {
+    return PreadFully(file.fd, offset, n, out, local);
+  };
+  co_return co_await Write(dfs_path, st.st_size, first, source, options);
+}
+
+awaitable<Status> DfsClient::Write(const std::string& dfs_path, int64_t length,
+                                   std::string_view first_bytes, const ByteSource& source,
+                                   const PutOptions& options) {
+  pb::CreateFileRequest create;
+  create.set_path(dfs_path);
+  create.set_replication(options.replication);
+  create.set_block_size(options.block_size);
+  create.set_writer_node(options.writer_node);
+  create.set_overwrite(options.overwrite);
+  create.set_first_bytes(std::string(first_bytes.substr(0, kClassifySampleBytes)));
+  pb::CreateFileReply lease;
+  MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.Create", create, &lease));
+
+  Status s;
+  for (int64_t offset = 0; offset < length && s.ok(); offset += lease.block_size()) {
+    s = co_await WriteOneBlock(lease.lease_id(), offset,
+                               std::min<int64_t>(lease.block_size(), length - offset), source);
+  }
+  pb::Empty ignored;
+  if (!s.ok()) {
+    pb::AbandonFileRequest abandon;
+    abandon.set_lease_id(lease.lease_id());
+    co_await CallMaster("dfs.AbandonFile", abandon, &ignored);
+    co_return s.WithContext("put " + dfs_path);
+  }
+  pb::CompleteFileRequest complete;
+  complete.set_lease_id(lease.lease_id());
+  co_return co_await CallMaster("dfs.CompleteFile", complete, &ignored);
+}
+
+// Writes one block, retrying on a new pipeline without the first node when
+// that node fails.
+awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, int64_t offset, int64_t length,
+                                           const ByteSource& source) {
+  pb::AddBlockRequest add;
+  add.set_lease_id(lease);
+  Status last;
+  for (int attempt = 0; attempt < kBlockAttempts; ++attempt) {
+    pb::AddBlockReply block;
+    MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.AddBlock", add, &block));
+    std::vector<pb::ReplicaLocation> pipeline(block.pipeline().begin(), block.pipeline().end());
+    ByteSource shifted = [&](int64_t off, int64_t n, std::string* out) {
+      return source(offset + off, n, out);
+    };
+    auto committed = co_await WriteBlockPipeline(options_, block.block_id(), pipeline, length,
+                                                 chunk_bytes_, shifted);
+    if (committed.ok()) {
+      pb::CompleteBlockRequest done;
+      done.set_lease_id(lease);
+      done.set_block_id(block.block_id());
+      done.set_bytes(length);
+      for (const auto& n : *committed) done.add_replicas(n);
+      pb::Empty ignored;
+      co_return co_await CallMaster("dfs.CompleteBlock", done, &ignored);
+    }
+    last = committed.status();
+    spdlog::warn("block {} at offset {}: pipeline via {} failed: {}", block.block_id(), offset,
+                 pipeline.front().node_id(), last.ToString());
+    add.add_exclude_nodes(pipeline.front().node_id());
+  }
+  co_return last;
+}
+
+awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
+    const RpcOptions& options, uint64_t block_id, const std::vector<pb::ReplicaLocation>& pipeline,
+    int64_t length, int64_t chunk_bytes, const ByteSource& source) {
+  if (pipeline.empty()) co_return Status::Unavailable("empty pipeline");
+  auto address = ParseHostPort(pipeline.front().address());
+  if (!address.ok()) co_return address.status();
+  auto conn_or = co_await Connect(*address, options);
+  if (!conn_or.ok()) co_return conn_or.status();
+  Connection& conn = **conn_or;
+
+  pb::WriteBlockRequest req;
+  req.set_block_id(block_id);
+  req.set_client(options.peer_name);
+  for (size_t i = 1; i < pipeline.size(); ++i) *req.add_downstream() = pipeline[i];
+  pb::Empty ready;
+  MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.WriteBlock", req));
+  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&ready));
+
+  std::string buffer;
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  for (int64_t offset = 0; offset < length; offset += chunk_bytes) {
+    const int64_t n = std::min(chunk_bytes, length - offset);
+    MR_CO_RETURN_IF_ERROR(source(offset, n, &buffer));
+    chunk.set_offset(offset);
+    chunk.set_last(offset + n >= length);
+    chunk.clear_checksums();
+    for (uint64_t c : ChunkChecksums(buffer)) chunk.add_checksums(c);
+    chunk.SerializeToString(frame.mutable_body());
+    MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, buffer));
+  }
+  pb::WriteBlockReply reply;
+  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply));
+  if (reply.bytes() != length) {
+    co_return Status::Corruption("pipeline stored " + std::to_string(reply.bytes()) + " of " +
+                                 std::to_string(length) + " bytes");
+  }
+  co_return std::vector<std::string>(reply.committed().begin(), reply.committed().end());
+}
+
+// ---------------------------------------------------------------- reading
+
+awaitable<Status> DfsClient::Read(const std::string& dfs_path, const ByteSink& sink) {
+  auto stat = co_await Stat(dfs_path);
+  if (!stat.ok()) co_return stat.status();
+  if (stat->inode().kind() != pb::INode::FILE) {
+    co_return Status::FailedPrecondition("'" + dfs_path + "' is a directory");
+  }
+  for (const auto& block : stat->blocks()) {
+    Status s = co_await ReadBlock(block, 0, -1, sink);
+    if (!s.ok()) co_return s.WithContext(dfs_path);
+  }
+  co_return Status::OK();
+}
+
+awaitable<Result<Connection*>> DfsClient::WorkerConnection(const std::string& address) {
+  auto& slot = worker_conns_[address];
+  if (!slot || !slot->is_open()) {
+    auto hp = ParseHostPort(address);
+    if (!hp.ok()) co_return hp.status();
+    auto conn = co_await Connect(*hp, options_);
+    if (!conn.ok()) co_return conn.status();
+    slot = std::move(conn).value();
+  }
+  co_return slot.get();
+}
+
+awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t offset,
+                                       int64_t length, const ByteSink& sink) {
+  const int64_t end = length < 0 ? block.bytes() : std::min(block.bytes(), offset + length);
+  if (block.replicas().empty()) {
+    co_return Status::Unavailable("block " + std::to_string(block.id()) + " has no live replica");
+  }
+  Status last;
+  for (const auto& replica : block.replicas()) {
+    if (offset >= end) break;
+    last = co_await ReadFromReplica(block, replica, &offset, end, sink);
+    if (last.ok()) co_return last;
+    if (last.IsCorruption()) {
+      ++corrupt_replicas_seen_;
+      spdlog::warn("block {} on {}: {}; reporting it and reading another replica", block.id(),
+                   replica.node_id(), last.ToString());
+      pb::BadReplicaRequest bad;
+      bad.set_block_id(block.id());
+      bad.set_node_id(replica.node_id());
+      bad.set_reason(last.message());
+      pb::Empty ignored;
+      co_await CallMaster("dfs.BadReplica", bad, &ignored);
+    } else if (last.IsAborted()) {
+      co_return last;  // the sink refused the bytes: not the replica's fault
+    } else {
+      spdlog::warn("block {} on {}: {}; trying another replica", block.id(), replica.node_id(),
+                   last.ToString());
+    }
+  }
+  if (offset >= end) co_return Status::OK();
+  co_return Status::Unavailable("block " + std::to_string(block.id()) +
+                                ": no replica could be read (last error: " + last.ToString() + ")");
+}
+
+// Reads from one replica starting at *offset (advanced as verified bytes are
+// handed to the sink), so a failover resumes where this replica stopped.
+awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
+                                             const pb::ReplicaLocation& replica, int64_t* offset,
+                                             int64_t end, const ByteSink& sink) {
+  auto conn_or = co_await WorkerConnection(replica.address());
+  if (!conn_or.ok()) co_return conn_or.status();
+  Connection& conn = **conn_or;
+  const int64_t aligned = *offset / kChecksumChunkBytes * kChecksumChunkBytes;
+  pb::ReadBlockRequest req;
+  req.set_block_id(block.id());
+  req.set_offset(aligned);
+  req.set_length(end - aligned);
+  pb::ReadBlockReply header;
+  MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.ReadBlock", req));
+  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&header));
+  if (header.block_length() != block.bytes()) {
+    conn.Close();
+    co_return Status::Corruption("replica has " + std::to_string(header.block_length()) +
+                                 " bytes, the namespace says " + std::to_string(block.bytes()));
+  }
+  pb::DataChunk chunk;
+  std::string data;
+  while (true) {
+    MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data));
+    const auto sums = ChunkChecksums(data);
+    if (sums.size() != static_cast<size_t>(chunk.checksums_size()) ||
+        !std::equal(sums.begin(), sums.end(), chunk.checksums().begin())) {
+      conn.Close();  // the stream's remaining frames are of no use
+      co_return Status::Corruption("checksum mismatch in bytes received at offset " +
+                                   std::to_string(chunk.offset()));
+    }
+    // Hand over only the bytes at or after *offset (the first frame may
+    // start earlier, at a chunk boundary).
+    const int64_t skip = std::max<int64_t>(0, *offset - chunk.offset());
+    const int64_t n = static_cast<int64_t>(data.size()) - skip;
+    if (n > 0) {
+      Status s = sink(std::span<const char>(data.data() + skip, static_cast<size_t>(n)));
+      if (!s.ok()) {
+        conn.Close();
+        co_return Status::Aborted(s.ToString());
+      }
+      *offset += n;
+    }
+    if (chunk.last()) break;
+  }
+  co_return Status::OK();
+}
+
+}  // namespace mr::dfs

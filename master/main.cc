@@ -1,1 +1,48 @@
-int main() { return 0; }
+// mr-master: the JobTracker + NameNode process.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "master/master.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mr-master: membership, DFS namespace and (later) job scheduling"};
+  std::string config_path, log_file, log_level;
+  app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
+  app.add_option("--log-file", log_file, "log file (default: <master.data_dir>/master.log)");
+  app.add_option("--log-level", log_level, "trace|debug|info|warn|error (default: [log] level)");
+  CLI11_PARSE(app, argc, argv);
+
+  auto config = mr::LoadClusterConfig(config_path);
+  if (!config.ok()) {
+    std::fprintf(stderr, "mr-master: %s\n", config.status().message().c_str());
+    return 2;
+  }
+  if (log_file.empty()) log_file = config->master.data_dir + "/master.log";
+  if (auto s = mr::InitLogging("master", log_file, log_level.empty() ? config->log.level : log_level);
+      !s.ok()) {
+    std::fprintf(stderr, "mr-master: %s\n", s.message().c_str());
+    return 2;
+  }
+
+  boost::asio::io_context io(1);  // one thread: the master's state needs no locks
+  auto master = mr::master::Master::Create(*config, io);
+  mr::Status started = master.ok() ? (*master)->Start() : master.status();
+  if (!started.ok()) {
+    spdlog::error("cannot start: {}", started.ToString());
+    std::fprintf(stderr, "mr-master: %s\n", started.message().c_str());
+    return 1;
+  }
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int signo) {
+    spdlog::info("signal {}: shutting down", signo);
+    (*master)->Stop();
+    io.stop();
+  });
+  io.run();
+  spdlog::info("stopped");
+  return 0;
+}

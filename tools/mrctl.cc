@@ -1,1 +1,348 @@
-int main() { return 0; }
+// mrctl: the one client. `mrctl --help` lists the commands.
+//
+// Exit codes: 0 success, 1 the operation failed, 2 bad usage or config.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/config.h"
+#include "dfs/client.h"
+#include "dfs/namespace.h"
+#include "tools/cli_support.h"
+#include "tools/datagen.h"
+
+namespace {
+
+using mr::Status;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+int Fail(const Status& s, int code = 1) {
+  std::fprintf(stderr, "mrctl: %s\n", s.message().empty() ? s.ToString().c_str() : s.message().c_str());
+  return code;
+}
+
+// The cluster this invocation talks to.
+struct Target {
+  std::string config_flag;
+  std::string master_flag;
+  mr::HostPort master;
+  mr::RpcOptions rpc;
+  int64_t chunk_bytes = 1 << 20;
+
+  Status Resolve() {
+    auto path = mr::tools::FindClusterFile(config_flag);
+    if (path.ok()) {
+      auto config = mr::LoadClusterConfig(*path);
+      if (!config.ok()) return config.status();
+      master = config->master.address;
+      rpc = mr::RpcOptions::FromConfig(*config, "mrctl");
+      chunk_bytes = config->dfs.transfer_chunk_bytes;
+    } else if (master_flag.empty()) {
+      return path.status();
+    } else {
+      if (const char* secret = std::getenv("MR_SECRET")) rpc.secret = secret;
+      rpc.peer_name = "mrctl";
+    }
+    if (!master_flag.empty()) {
+      auto hp = mr::ParseHostPort(master_flag);
+      if (!hp.ok()) return hp.status();
+      master = *hp;
+    }
+    return Status::OK();
+  }
+};
+
+// Runs `body` with a connected client; maps failures to exit codes.
+int WithClient(Target& target, std::function<mr::awaitable<Status>(mr::dfs::DfsClient&)> body) {
+  if (Status s = target.Resolve(); !s.ok()) return Fail(s, 2);
+  mr::dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
+  Status s = mr::RunSync([&]() -> mr::awaitable<Status> { co_return co_await body(client); });
+  return s.ok() ? 0 : Fail(s);
+}
+
+json InodeJson(const std::string& path, const mr::pb::INode& inode) {
+  json j = {{"path", path},
+            {"type", inode.kind() == mr::pb::INode::DIR ? "dir" : "file"},
+            {"mtime_ms", inode.mtime_ms()}};
+  if (inode.kind() == mr::pb::INode::FILE) {
+    j["length"] = inode.length();
+    j["replication"] = inode.replication();
+    j["block_size"] = inode.block_size();
+    j["input_type"] = inode.input_type();
+  }
+  return j;
+}
+
+// ------------------------------------------------------------------ dfs
+
+mr::awaitable<Status> Put(mr::dfs::DfsClient& c, std::vector<std::string> locals, std::string dst,
+                          mr::dfs::PutOptions options) {
+  auto normalized = mr::dfs::NormalizePath(dst);
+  if (!normalized.ok()) co_return normalized.status();
+  dst = *normalized;
+  for (const auto& l : locals) {
+    if (!fs::is_regular_file(l)) co_return Status::NotFound("local file '" + l + "' does not exist or is not a regular file");
+  }
+  auto existing = co_await c.Stat(dst);
+  bool into_dir = locals.size() > 1 || (existing.ok() && existing->inode().kind() == mr::pb::INode::DIR);
+  if (locals.size() > 1 && !existing.ok()) MR_CO_RETURN_IF_ERROR(co_await c.Mkdir(dst, true));
+  for (const auto& l : locals) {
+    const std::string target = into_dir ? (dst == "/" ? "" : dst) + "/" + fs::path(l).filename().string() : dst;
+    MR_CO_RETURN_IF_ERROR(co_await c.Put(l, target, options));
+  }
+  co_return Status::OK();
+}
+
+// Streams a file, or every file of a directory in name order (part-00000, …).
+// `sink` by value: callers pass temporaries, and a coroutine outlives them.
+mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::ByteSink sink) {
+  auto stat = co_await c.Stat(path);
+  if (!stat.ok()) co_return stat.status();
+  if (stat->inode().kind() == mr::pb::INode::FILE) co_return co_await c.Read(path, sink);
+  auto list = co_await c.List(path);
+  if (!list.ok()) co_return list.status();
+  for (const auto& e : list->entries()) {
+    if (e.inode().kind() != mr::pb::INode::FILE || e.name().starts_with("_") || e.name().starts_with(".")) continue;
+    MR_CO_RETURN_IF_ERROR(co_await c.Read(stat->path() + (stat->path() == "/" ? "" : "/") + e.name(), sink));
+  }
+  co_return Status::OK();
+}
+
+mr::awaitable<Status> Get(mr::dfs::DfsClient& c, const std::string& src, std::string local) {
+  if (fs::is_directory(local)) local = (fs::path(local) / mr::dfs::BaseName(src)).string();
+  const std::string tmp = local + ".mrctl-partial";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) co_return Status::IOError("cannot create '" + tmp + "': " + std::strerror(errno));
+  Status s = co_await Cat(c, src, [fd](std::span<const char> d) { return mr::tools::WriteFully(fd, d); });
+  if (::close(fd) != 0 && s.ok()) s = Status::IOError("close '" + tmp + "': " + std::strerror(errno));
+  if (s.ok() && std::rename(tmp.c_str(), local.c_str()) != 0) {
+    s = Status::IOError("rename to '" + local + "': " + std::strerror(errno));
+  }
+  if (!s.ok()) ::unlink(tmp.c_str());  // never leave a partial copy behind
+  co_return s;
+}
+
+mr::awaitable<Status> Ls(mr::dfs::DfsClient& c, const std::string& path, bool as_json) {
+  auto list = co_await c.List(path);
+  if (!list.ok()) co_return list.status();
+  json out = json::array();
+  for (const auto& e : list->entries()) {
+    if (as_json) {
+      out.push_back(InodeJson(e.name(), e.inode()));
+      continue;
+    }
+    const bool dir = e.inode().kind() == mr::pb::INode::DIR;
+    std::printf("%s %14s  %-4s  %s%s\n", dir ? "d" : "-", dir ? "-" : std::to_string(e.inode().length()).c_str(),
+                dir ? "" : e.inode().input_type().c_str(), e.name().c_str(), dir ? "/" : "");
+  }
+  if (as_json) std::printf("%s\n", out.dump(2).c_str());
+  co_return Status::OK();
+}
+
+mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bool as_json) {
+  auto stat = co_await c.Stat(path);
+  if (!stat.ok()) co_return stat.status();
+  const auto& inode = stat->inode();
+  if (as_json) {
+    json j = InodeJson(stat->path(), inode);
+    json blocks = json::array();
+    for (const auto& b : stat->blocks()) {
+      json replicas = json::array(), dcs = json::array();
+      for (const auto& r : b.replicas()) {
+        replicas.push_back(r.node_id());
+        dcs.push_back(r.datacenter());
+      }
+      blocks.push_back({{"id", b.id()}, {"offset", b.offset()}, {"bytes", b.bytes()},
+                        {"replicas", replicas}, {"datacenters", dcs}});
+    }
+    if (inode.kind() == mr::pb::INode::FILE) j["blocks"] = blocks;
+    std::printf("%s\n", j.dump(2).c_str());
+    co_return Status::OK();
+  }
+  if (inode.kind() == mr::pb::INode::DIR) {
+    std::printf("%s: directory\n", stat->path().c_str());
+    co_return Status::OK();
+  }
+  std::printf("%s: file, %lld bytes (%s), type %s, replication %d, block size %s, %d blocks\n",
+              stat->path().c_str(), static_cast<long long>(inode.length()),
+              mr::tools::HumanBytes(inode.length()).c_str(), inode.input_type().c_str(),
+              inode.replication(), mr::tools::HumanBytes(inode.block_size()).c_str(),
+              stat->blocks_size());
+  std::printf("%6s %10s %14s %12s  %s\n", "block", "id", "offset", "bytes", "replicas (datacenter)");
+  for (int i = 0; i < stat->blocks_size(); ++i) {
+    const auto& b = stat->blocks(i);
+    std::string where;
+    for (const auto& r : b.replicas()) where += r.node_id() + "(" + r.datacenter() + ") ";
+    if (b.replicas().empty()) where = "NO LIVE REPLICA";
+    std::printf("%6d %10llu %14lld %12lld  %s\n", i, static_cast<unsigned long long>(b.id()),
+                static_cast<long long>(b.offset()), static_cast<long long>(b.bytes()), where.c_str());
+  }
+  co_return Status::OK();
+}
+
+mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
+  auto st = co_await c.ClusterStatus();
+  if (!st.ok()) co_return st.status();
+  if (as_json) {
+    json workers = json::array();
+    for (const auto& w : st->workers()) {
+      workers.push_back({{"id", w.worker().id()}, {"address", w.worker().address()},
+                         {"datacenter", w.worker().datacenter()}, {"rack", w.worker().rack()},
+                         {"map_slots", w.worker().map_slots()}, {"reduce_slots", w.worker().reduce_slots()},
+                         {"live", w.live()}, {"blocks", w.blocks()}, {"used_bytes", w.used_bytes()},
+                         {"capacity_bytes", w.worker().capacity_bytes()},
+                         {"last_heartbeat_ms_ago", w.last_heartbeat_ms_ago()}});
+    }
+    json j = {{"cluster", st->cluster_name()}, {"placement", st->placement()}, {"files", st->files()},
+              {"blocks", st->blocks()}, {"under_replicated_blocks", st->under_replicated_blocks()},
+              {"workers", workers}};
+    std::printf("%s\n", j.dump(2).c_str());
+    co_return Status::OK();
+  }
+  std::printf("cluster %s: %lld files, %lld blocks (%lld under-replicated), placement %s\n",
+              st->cluster_name().c_str(), static_cast<long long>(st->files()),
+              static_cast<long long>(st->blocks()), static_cast<long long>(st->under_replicated_blocks()),
+              st->placement().c_str());
+  std::printf("%-8s %-21s %-8s %-6s %5s %5s %-5s %8s %12s\n", "worker", "address", "dc", "rack", "maps",
+              "reds", "state", "blocks", "disk used");
+  for (const auto& w : st->workers()) {
+    std::printf("%-8s %-21s %-8s %-6s %5d %5d %-5s %8lld %12s\n", w.worker().id().c_str(),
+                w.worker().address().c_str(), w.worker().datacenter().c_str(),
+                w.worker().rack().empty() ? "-" : w.worker().rack().c_str(), w.worker().map_slots(),
+                w.worker().reduce_slots(), w.live() ? "live" : "dead", static_cast<long long>(w.blocks()),
+                mr::tools::HumanBytes(w.used_bytes()).c_str());
+  }
+  co_return Status::OK();
+}
+
+int Gen(const std::string& kind_name, const std::string& size_text, uint64_t seed, const std::string& out) {
+  auto kind = mr::tools::ParseGenKind(kind_name);
+  if (!kind.ok()) return Fail(kind.status(), 2);
+  auto bytes = mr::tools::ParseBytes(size_text);
+  if (!bytes.ok()) return Fail(bytes.status(), 2);
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  if (!file) return Fail(Status::IOError("cannot create '" + out + "'"));
+  Status s = mr::tools::Generate(*kind, *bytes, seed, file);
+  file.close();
+  if (s.ok() && !file) s = Status::IOError("write to '" + out + "' failed");
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::err);
+  CLI::App app{"mrctl: the client of the mr MapReduce runtime"};
+  app.require_subcommand(1);
+  Target target;
+  app.add_option("--config", target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
+  app.add_option("--master", target.master_flag, "master HOST:PORT (overrides the cluster file; secret from $MR_SECRET without one)");
+  std::function<int()> action;
+  auto set = [&](CLI::App* cmd, std::function<int()> fn) { cmd->callback([&action, fn] { action = fn; }); };
+
+  auto* dfs = app.add_subcommand("dfs", "the distributed file system")->require_subcommand(1);
+  {
+    auto* put = dfs->add_subcommand("put", "copy local files into the DFS");
+    static std::vector<std::string> args;
+    static int replication = 0;
+    static std::string block_size;
+    static bool force = false;
+    put->add_option("paths", args, "LOCAL... DFSPATH")->required()->expected(2, -1);
+    put->add_option("-r,--replication", replication, "replicas per block (default: cluster file)");
+    put->add_option("-b,--block-size", block_size, "block size, e.g. 64M (default: cluster file)");
+    put->add_flag("-f,--force", force, "overwrite an existing file");
+    set(put, [&] {
+      mr::dfs::PutOptions o;
+      o.replication = replication;
+      o.overwrite = force;
+      if (!block_size.empty()) {
+        auto b = mr::tools::ParseBytes(block_size);
+        if (!b.ok()) return Fail(b.status(), 2);
+        o.block_size = *b;
+      }
+      std::vector<std::string> locals(args.begin(), args.end() - 1);
+      return WithClient(target, [&](auto& c) { return Put(c, locals, args.back(), o); });
+    });
+  }
+  {
+    auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's parts, concatenated) to a local file");
+    static std::string src, dst;
+    get->add_option("DFSPATH", src)->required();
+    get->add_option("LOCAL", dst)->required();
+    set(get, [&] { return WithClient(target, [&](auto& c) { return Get(c, src, dst); }); });
+  }
+  {
+    auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
+    static std::string path;
+    cat->add_option("PATH", path)->required();
+    set(cat, [&] {
+      return WithClient(target, [&](auto& c) {
+        return Cat(c, path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
+      });
+    });
+  }
+  {
+    auto* ls = dfs->add_subcommand("ls", "list a directory");
+    static std::string path = "/";
+    static bool as_json = false;
+    ls->add_option("PATH", path);
+    ls->add_flag("--json", as_json, "print JSON");
+    set(ls, [&] { return WithClient(target, [&](auto& c) { return Ls(c, path, as_json); }); });
+  }
+  {
+    auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
+    static std::string path;
+    static bool recursive = false;
+    rm->add_option("PATH", path)->required();
+    rm->add_flag("-r,--recursive", recursive, "remove a non-empty directory and everything in it");
+    set(rm, [&] { return WithClient(target, [&](auto& c) { return c.Delete(path, recursive); }); });
+  }
+  {
+    auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
+    static std::string path;
+    static bool parents = false;
+    mkdir->add_option("PATH", path)->required();
+    mkdir->add_flag("-p,--parents", parents, "make parents as needed; no error if it exists");
+    set(mkdir, [&] { return WithClient(target, [&](auto& c) { return c.Mkdir(path, parents); }); });
+  }
+  {
+    auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
+    static std::string path;
+    static bool as_json = false;
+    stat->add_option("PATH", path)->required();
+    stat->add_flag("--json", as_json, "print JSON");
+    set(stat, [&] { return WithClient(target, [&](auto& c) { return StatCmd(c, path, as_json); }); });
+  }
+  auto* cluster = app.add_subcommand("cluster", "the cluster")->require_subcommand(1);
+  {
+    auto* status = cluster->add_subcommand("status", "workers, datacenters, slots, liveness, blocks, disk");
+    static bool as_json = false;
+    status->add_flag("--json", as_json, "print JSON");
+    set(status, [&] { return WithClient(target, [&](auto& c) { return ClusterStatus(c, as_json); }); });
+  }
+  {
+    auto* gen = app.add_subcommand("gen", "generate deterministic test data: text, web or dna");
+    static std::string kind, size, out;
+    static uint64_t seed = 1;
+    gen->add_option("KIND", kind, "text | web | dna")->required();
+    gen->add_option("OUT", out, "output file")->required();
+    gen->add_option("--size", size, "bytes, e.g. 100M")->required();
+    gen->add_option("--seed", seed, "random seed")->capture_default_str();
+    set(gen, [&] { return Gen(kind, size, seed, out); });
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return action ? action() : 2;
+}

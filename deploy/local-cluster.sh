@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# A local cluster on 127.0.0.1: one mr-master and N mr-workers with
+# datacenter (and optionally rack) labels. See docs/user-guide.md.
+#
+#   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
+#        [--scheduler NAME] [--block-size BYTES] [--replication N]
+#        [--placement POLICY] [--heartbeat-ms MS] [--dir DIR]
+#   deploy/local-cluster.sh down [--dir DIR]
+#   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
+#   deploy/local-cluster.sh status [--dir DIR]
+#
+# State lives in DIR (default: <checkout>/.mr, or $MR_CLUSTER_DIR): the
+# cluster file cluster.toml (with a fresh random secret, mode 600), data/,
+# logs/ and pids/. `mrctl` run anywhere in the checkout finds DIR/cluster.toml
+# when DIR is the default. `down` and `kill` signal only the PIDs this script
+# recorded.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${MR_BUILD_DIR:-$ROOT/build}"
+DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
+
+die() { echo "local-cluster: $*" >&2; exit 2; }
+
+cmd="${1:-}"; [[ -n "$cmd" ]] || die "usage: $0 up|down|kill|stop|start|status ... (see the header of this script)"
+shift
+name=""
+if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start ]]; then
+  name="${1:-}"; [[ -n "$name" ]] || die "$cmd needs a process name (master, w1, ...)"; shift
+fi
+
+workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --workers) workers="$2"; shift 2 ;;
+    --datacenters) dcs="$2"; shift 2 ;;
+    --racks) racks="$2"; shift 2 ;;
+    --scheduler) scheduler="$2"; shift 2 ;;
+    --block-size) block_size="$2"; shift 2 ;;
+    --replication) replication="$2"; shift 2 ;;
+    --placement) placement="$2"; shift 2 ;;
+    --heartbeat-ms) hb_ms="$2"; shift 2 ;;
+    --dir) DIR="$2"; shift 2 ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+for v in workers dcs racks block_size replication hb_ms; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
+done
+
+alive() { [[ -f "$DIR/pids/$1.pid" ]] && kill -0 "$(cat "$DIR/pids/$1.pid")" 2>/dev/null; }
+
+start_one() {  # start_one NAME
+  local n="$1"
+  alive "$n" && return 0
+  if [[ "$n" == master ]]; then
+    "$BUILD/master/mr-master" --config "$DIR/cluster.toml" --log-file "$DIR/logs/master.log" \
+      >>"$DIR/logs/master.out" 2>&1 &
+  else
+    grep -q "^id = \"$n\"" "$DIR/cluster.toml" || die "no worker '$n' in $DIR/cluster.toml"
+    "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" --id "$n" --log-file "$DIR/logs/$n.log" \
+      >>"$DIR/logs/$n.out" 2>&1 &
+  fi
+  echo $! >"$DIR/pids/$n.pid"
+}
+
+signal_one() {  # signal_one NAME SIGNAL
+  local n="$1" sig="$2" pid
+  [[ -f "$DIR/pids/$n.pid" ]] || return 0
+  pid="$(cat "$DIR/pids/$n.pid")"
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "-$sig" "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$DIR/pids/$n.pid"
+}
+
+all_names() { [[ -d "$DIR/pids" ]] && ls "$DIR/pids" 2>/dev/null | sed 's/\.pid$//' || true; }
+
+free_port() {  # a port nobody listens on, from a range that avoids the ephemeral ports
+  local p
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 12000 ))
+    if ! ss -Htln "sport = :$p" | grep -q . && ! grep -qx "$p" "$DIR/.ports" 2>/dev/null; then
+      echo "$p" >>"$DIR/.ports"; echo "$p"; return
+    fi
+  done
+  die "no free port found"
+}
+
+wait_ready() {  # wait until every worker is live
+  local deadline=$((SECONDS + 30)) live
+  while (( SECONDS < deadline )); do
+    live=$("$BUILD/tools/mrctl" --config "$DIR/cluster.toml" cluster status --json 2>/dev/null \
+             | grep -c '"live": true' || true)
+    [[ "$live" == "$workers" ]] && return 0
+    sleep 0.1
+  done
+  echo "local-cluster: only ${live:-0} of $workers workers came up; logs in $DIR/logs" >&2
+  return 1
+}
+
+case "$cmd" in
+  up)
+    (( workers >= 1 && dcs >= 1 )) || die "--workers and --datacenters must be at least 1"
+    for b in master/mr-master worker/mr-worker tools/mrctl; do
+      [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first (cmake -S . -B build -G Ninja && ninja -C build)"
+    done
+    for n in $(all_names); do alive "$n" && die "a cluster is already up in $DIR (run: $0 down)"; done
+    rm -rf "$DIR"
+    mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/data"
+    : >"$DIR/.ports"
+    secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    master_port="$(free_port)"
+    umask 077
+    {
+      echo "# Written by deploy/local-cluster.sh up; removed by down."
+      echo "[cluster]"
+      echo "name = \"local\""
+      echo "secret = \"$secret\""
+      echo "heartbeat_interval_ms = $hb_ms"
+      echo "dead_after_missed_heartbeats = 10"
+      echo
+      echo "[master]"
+      echo "address = \"127.0.0.1:$master_port\""
+      echo "data_dir = \"$DIR/data/master\""
+      echo
+      echo "[dfs]"
+      echo "block_size = $block_size"
+      echo "replication = $replication"
+      echo "placement = \"$placement\""
+      echo
+      echo "[scheduler]"
+      echo "name = \"$scheduler\""
+      for i in $(seq 1 "$workers"); do
+        dc=$(( (i - 1) % dcs + 1 ))
+        echo
+        echo "[[worker]]"
+        echo "id = \"w$i\""
+        echo "address = \"127.0.0.1:$(free_port)\""
+        echo "datacenter = \"dc$dc\""
+        if (( racks > 0 )); then echo "rack = \"r$(( ((i - 1) / dcs) % racks + 1 ))\""; fi
+        echo "data_dir = \"$DIR/data/w$i\""
+      done
+    } >"$DIR/cluster.toml"
+    umask 022
+    start_one master
+    for i in $(seq 1 "$workers"); do start_one "w$i"; done
+    if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi
+    echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler"
+    echo "cluster file: $DIR/cluster.toml"
+    ;;
+  down)
+    for n in $(all_names); do [[ "$n" == master ]] || signal_one "$n" TERM; done
+    signal_one master TERM
+    echo "local cluster down"
+    ;;
+  kill) signal_one "$name" KILL ;;
+  stop) signal_one "$name" TERM ;;
+  start) [[ -f "$DIR/cluster.toml" ]] || die "no cluster in $DIR"; start_one "$name" ;;
+  status)
+    for n in $(all_names); do
+      if alive "$n"; then echo "$n running (pid $(cat "$DIR/pids/$n.pid"))"; else echo "$n not running"; fi
+    done ;;
+  *) die "unknown command '$cmd'" ;;
+esac

@@ -1,0 +1,106 @@
+// DfsClient: the client side of the DFS, used by mrctl and by workers.
+//
+// Start here to read or write DFS files from code. Metadata calls go to the
+// master over one cached connection; block bytes go straight to and from
+// workers.
+//
+// Writes (Put): the master opens a lease (the file stays invisible), then for
+// each block chooses a pipeline by the placement policy; the client streams
+// the block in `transfer_chunk_bytes` frames, each with the XXH3 checksum of
+// every 64 KiB inside it, to the first node, which stores and forwards to the
+// next. A node that fails mid-pipeline is dropped and the block completes on
+// the others; if the first node fails, the block is retried on a new
+// pipeline that excludes it. CompleteFile makes the file visible atomically.
+//
+// Reads: replicas are tried nearest first; every chunk is verified against
+// the checksums the worker sends. On a mismatch, an error or a dead worker,
+// the read resumes at the same offset on the next replica, and a corrupt
+// replica is reported to the master, which drops it and re-replicates.
+//
+// Not thread-safe: use one DfsClient per coroutine chain.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/rpc.h"
+#include "proto/cluster.pb.h"
+#include "proto/dfs.pb.h"
+
+namespace mr::dfs {
+
+struct PutOptions {
+  int replication = 0;       // 0 = cluster default
+  int64_t block_size = 0;    // 0 = cluster default
+  bool overwrite = false;
+  std::string writer_node;   // set when a worker writes (hdfs placement puts replica 1 there)
+};
+
+// Receives file bytes in order. A non-OK status stops the read.
+using ByteSink = std::function<Status(std::span<const char>)>;
+// Fills `out` with bytes [offset, offset + n) of the data being written.
+using ByteSource = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
+
+class DfsClient {
+ public:
+  DfsClient(HostPort master, RpcOptions options, int64_t transfer_chunk_bytes = 1 << 20);
+  ~DfsClient();
+
+  awaitable<Status> Mkdir(const std::string& path, bool parents);
+  awaitable<Result<pb::ListReply>> List(const std::string& path);
+  // The file or directory with, for files, every block and its live replicas
+  // (nearest to `reader_node` first when given).
+  awaitable<Result<pb::StatReply>> Stat(const std::string& path, const std::string& reader_node = "");
+  awaitable<Status> Delete(const std::string& path, bool recursive);
+  awaitable<Status> Rename(const std::string& from, const std::string& to);
+  awaitable<Result<pb::ClusterStatusReply>> ClusterStatus();
+
+  // Copies the local file `local` to `dfs_path`. NotFound if `local` does
+  // not exist; AlreadyExists if `dfs_path` does (unless overwrite).
+  awaitable<Status> Put(const std::string& local, const std::string& dfs_path,
+                        const PutOptions& options);
+  // Writes `length` bytes from `source` as a new DFS file.
+  awaitable<Status> Write(const std::string& dfs_path, int64_t length, std::string_view first_bytes,
+                          const ByteSource& source, const PutOptions& options);
+  // Streams the whole file to `sink`. NotFound if missing; FailedPrecondition
+  // for a directory; Unavailable if some block has no readable replica.
+  awaitable<Status> Read(const std::string& dfs_path, const ByteSink& sink);
+  // Streams bytes [offset, offset + length) of one block (length -1 = to its
+  // end), failing over between its replicas.
+  awaitable<Status> ReadBlock(const pb::LocatedBlock& block, int64_t offset, int64_t length,
+                              const ByteSink& sink);
+
+  // Blocks whose replicas failed verification during this client's reads.
+  int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
+
+ private:
+  awaitable<Status> CallMaster(std::string_view method, const google::protobuf::MessageLite& req,
+                               google::protobuf::MessageLite* reply);
+  awaitable<Result<Connection*>> WorkerConnection(const std::string& address);
+  awaitable<Status> ReadFromReplica(const pb::LocatedBlock& block, const pb::ReplicaLocation& replica,
+                                    int64_t* offset, int64_t end, const ByteSink& sink);
+  awaitable<Status> WriteOneBlock(uint64_t lease, int64_t offset, int64_t length,
+                                  const ByteSource& source);
+
+  HostPort master_;
+  RpcOptions options_;
+  int64_t chunk_bytes_;
+  std::unique_ptr<Connection> master_conn_;
+  std::map<std::string, std::unique_ptr<Connection>> worker_conns_;
+  int64_t corrupt_replicas_seen_ = 0;
+};
+
+// Streams `length` bytes from `source` to block `block_id` on `pipeline`
+// (the first node forwards to the rest). Returns the ids of the nodes that
+// committed the block, first node first. Used by clients and by workers
+// copying a block (re-replication).
+awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
+    const RpcOptions& options, uint64_t block_id,
+    const std::vector<pb::ReplicaLocation>& pipeline, int64_t length, int64_t chunk_bytes,
+    const ByteSource& source);
+
+}  // namespace mr::dfs

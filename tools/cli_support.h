@@ -1,0 +1,29 @@
+// Helpers shared by mrctl's commands: finding the cluster, sizes, output.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/config.h"
+#include "common/status.h"
+
+namespace mr::tools {
+
+// Finds the cluster file: `explicit_path` if given, else $MR_CONFIG, else the
+// first .mr/cluster.toml in the current directory or one of its parents,
+// else the same search from the directory of the mrctl executable (so a
+// local cluster started from a checkout is found from anywhere in it).
+// NotFound if none, naming what was tried.
+Result<std::string> FindClusterFile(const std::string& explicit_path);
+
+// "1048576", "64K", "64KiB", "4M", "1G", "1GiB" (binary multiples).
+Result<int64_t> ParseBytes(const std::string& text);
+
+// "1.5 GiB" style, for humans.
+std::string HumanBytes(int64_t bytes);
+
+// Writes all of `data` to a file descriptor.
+Status WriteFully(int fd, std::span<const char> data);
+
+}  // namespace mr::tools

@@ -1,0 +1,69 @@
+// Worker: the DataNode half of mr-worker (the TaskTracker half arrives with
+// the jobs). Start here for the worker.
+//
+// It stores blocks (dfs/block_store.h), serves "dn.ReadBlock" (verified
+// chunks streamed to a reader) and "dn.WriteBlock" (store and forward down a
+// replication pipeline), and keeps one connection to the master: it
+// registers with a full block report, then heartbeats every interval with
+// the blocks it gained or lost since the last beat, and carries out what the
+// reply asks (delete blocks, copy a block to other workers, register again).
+//
+// Threading: the io_context may be run by several threads; a connection's
+// coroutine runs one step at a time, and the shared report queues are
+// guarded by a mutex. The BlockStore is thread-safe.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/rpc.h"
+#include "dfs/block_store.h"
+#include "proto/cluster.pb.h"
+#include "proto/dfs.pb.h"
+
+namespace mr::worker {
+
+class Worker {
+ public:
+  // Opens the block store in <data_dir>/blocks. NotFound if `id` is not a
+  // worker of the cluster file.
+  static Result<std::unique_ptr<Worker>> Create(const ClusterConfig& config, const std::string& id,
+                                                asio::io_context& io);
+  ~Worker();
+
+  // Listens on the worker's address and starts the master link.
+  Status Start();
+  void Stop();
+  uint16_t port() const;
+
+ private:
+  Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_context& io);
+
+  awaitable<void> MasterLoop();
+  awaitable<Status> RegisterAndBeat(Connection& master);
+  awaitable<Status> ServeReadBlock(ServerCall& call);
+  awaitable<Status> ServeWriteBlock(ServerCall& call);
+  awaitable<void> CopyBlock(pb::TransferCommand command);
+
+  // A replica found corrupt: removed here and reported in the next beat.
+  void DropCorrupt(uint64_t id, const Status& why);
+  void NoteReceived(uint64_t id, int64_t bytes);
+
+  ClusterConfig config_;
+  WorkerOptions self_;
+  asio::io_context& io_;
+  RpcOptions rpc_options_;
+  std::unique_ptr<dfs::BlockStore> store_;
+  std::unique_ptr<RpcServer> server_;
+  std::atomic<bool> stopped_{false};
+  std::shared_ptr<Connection> master_conn_;
+
+  std::mutex mu_;                      // guards the two report queues
+  std::vector<pb::BlockRef> received_;
+  std::vector<uint64_t> removed_;
+};
+
+}  // namespace mr::worker
