@@ -48,7 +48,15 @@ for v in workers dcs racks block_size replication hb_ms; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
 done
 
-alive() { [[ -f "$DIR/pids/$1.pid" ]] && kill -0 "$(cat "$DIR/pids/$1.pid")" 2>/dev/null; }
+# True while PID runs (not a zombie) and is one of ours: its command line names
+# this cluster's file, so a recycled PID is never signalled.
+ours() {
+  local pid="$1" state
+  [[ -r "/proc/$pid/stat" ]] || return 1
+  state="$(sed 's/^.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
+  [[ "$state" != Z ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/cluster.toml"
+}
+alive() { [[ -f "$DIR/pids/$1.pid" ]] && ours "$(cat "$DIR/pids/$1.pid")"; }
 
 start_one() {  # start_one NAME
   local n="$1"
@@ -68,10 +76,10 @@ signal_one() {  # signal_one NAME SIGNAL
   local n="$1" sig="$2" pid
   [[ -f "$DIR/pids/$n.pid" ]] || return 0
   pid="$(cat "$DIR/pids/$n.pid")"
-  if kill -0 "$pid" 2>/dev/null; then
+  if ours "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do ours "$pid" || break; sleep 0.05; done
+    if ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
   fi
   rm -f "$DIR/pids/$n.pid"
 }

@@ -46,6 +46,7 @@ struct Master::BlockState {
   int replication = 1;
   bool complete = false;                // part of a file in the namespace
   std::vector<std::string> replicas;    // live nodes holding it
+  std::vector<std::string> bad_nodes;   // held a corrupt copy: never a copy target again
   Clock::time_point replication_retry;  // no new copy ordered before this
 };
 
@@ -247,6 +248,7 @@ void Master::ScheduleReplication() {
     req.replication = b.replication - static_cast<int>(b.replicas.size());
     req.block_bytes = b.bytes;
     req.exclude = b.replicas;
+    req.exclude.insert(req.exclude.end(), b.bad_nodes.begin(), b.bad_nodes.end());
     auto targets = placement_->Choose(req, nodes, rng_);
     if (!targets.ok()) continue;  // nowhere to copy to; try again next tick
     pb::TransferCommand cmd;
@@ -324,6 +326,8 @@ Status Master::BadReplica(const pb::BadReplicaRequest& req) {
   spdlog::warn("replica of block {} on {} is bad ({}): dropping it", req.block_id(), req.node_id(),
                req.reason());
   RemoveReplica(req.block_id(), req.node_id());
+  auto& bad = blocks_.at(req.block_id()).bad_nodes;
+  if (std::find(bad.begin(), bad.end(), req.node_id()) == bad.end()) bad.push_back(req.node_id());
   w->second->pending_deletes.push_back(req.block_id());
   return Status::OK();
 }

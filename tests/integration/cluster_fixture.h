@@ -1,0 +1,140 @@
+// A real local cluster for integration tests: deploy/local-cluster.sh in a
+// private directory, and mrctl run as a separate process against it.
+//
+// Each test gets its own directory (and so its own ports and processes);
+// the destructor stops every process the script started.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace mr::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout; stderr goes to `err`
+  std::string err;
+};
+
+inline std::string Env(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+inline std::string SourceDir() { return Env("MR_SOURCE_DIR", MR_TEST_SOURCE_DIR); }
+inline std::string BuildDir() { return Env("MR_BUILD_DIR", MR_TEST_BUILD_DIR); }
+// ../shared/data beside the checkout, or "" when absent.
+inline std::string SharedDataDir() {
+  std::filesystem::path p = std::filesystem::path(SourceDir()).parent_path() / "shared" / "data";
+  return std::filesystem::exists(p) ? p.string() : "";
+}
+
+inline std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `command` with /bin/sh, capturing stdout and stderr.
+inline CommandResult Shell(const std::string& command) {
+  const std::string err_file = std::filesystem::temp_directory_path() /
+                               ("mr-it-err-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(std::rand()));
+  CommandResult r;
+  FILE* p = ::popen((command + " 2>" + Quote(err_file)).c_str(), "r");
+  if (!p) return r;
+  std::array<char, 65536> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+inline std::string Sha256OfFile(const std::string& path) {
+  return Shell("sha256sum " + Quote(path) + " | cut -d' ' -f1").out;
+}
+
+// Polls `pred` every 100 ms until true or `timeout` passes.
+inline bool WaitFor(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return pred();
+}
+
+class LocalCluster {
+ public:
+  // Starts a cluster; `extra` are more local-cluster.sh options.
+  LocalCluster(int workers, int datacenters, const std::string& extra = "") {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("mr-it-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    std::filesystem::remove_all(dir_);
+    up_ = Script("up --workers " + std::to_string(workers) + " --datacenters " +
+                 std::to_string(datacenters) + " " + extra);
+  }
+  ~LocalCluster() {
+    Script("down");
+    if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  const CommandResult& up() const { return up_; }
+  const std::string& dir() const { return dir_; }
+  std::string config() const { return dir_ + "/cluster.toml"; }
+
+  CommandResult Script(const std::string& args) const {
+    return Shell("MR_BUILD_DIR=" + Quote(BuildDir()) + " " + Quote(SourceDir()) +
+               "/deploy/local-cluster.sh " + args + " --dir " + Quote(dir_));
+  }
+  CommandResult Mrctl(const std::string& args) const {
+    return Shell(Quote(BuildDir() + "/tools/mrctl") + " --config " + Quote(config()) + " " + args);
+  }
+  nlohmann::json MrctlJson(const std::string& args) const {
+    CommandResult r = Mrctl(args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    return nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  }
+  // Live workers, or 0 while the master is unreachable (e.g. restarting).
+  int LiveWorkers() const {
+    CommandResult r = Mrctl("cluster status --json");
+    auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    int live = 0;
+    if (j.is_object()) {
+      for (const auto& w : j["workers"]) live += w["live"].get<bool>();
+    }
+    return live;
+  }
+  // Path of a worker's block file (see docs/storage-format.md).
+  std::string BlockFile(const std::string& worker, uint64_t id) const {
+    char rel[64];
+    std::snprintf(rel, sizeof rel, "/blocks/%02x/blk_%016llx", static_cast<unsigned>(id % 256),
+                  static_cast<unsigned long long>(id));
+    return dir_ + "/data/" + worker + "/blocks" + rel;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  std::string dir_;
+  CommandResult up_;
+};
+
+}  // namespace mr::testing
