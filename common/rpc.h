@@ -57,6 +57,10 @@ class Connection {
 
   // Sends one frame. `data` may be empty.
   awaitable<Status> Send(const pb::Frame& header, std::span<const char> data = {});
+  // Sends one frame whose bulk bytes are [offset, offset + length) of the
+  // file `fd`, with sendfile(2): the bytes go from the page cache to the
+  // socket without a copy through this process.
+  awaitable<Status> SendFromFile(const pb::Frame& header, int fd, int64_t offset, int64_t length);
   // Receives one frame; `data` is resized to the frame's bulk bytes.
   awaitable<Status> Receive(pb::Frame* header, std::string* data);
 
@@ -97,6 +101,8 @@ class Connection {
   awaitable<Status> WriteAll(const Buffers& buffers, size_t bytes);
   template <typename Buffers>
   awaitable<Status> ReadAll(const Buffers& buffers, size_t bytes);
+  awaitable<Status> WaitWritable();
+  Status EncodeHeader(const pb::Frame& header, size_t data_len);
 
   tcp::socket socket_;
   RpcOptions options_;

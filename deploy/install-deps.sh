@@ -8,7 +8,7 @@ PACKAGES=(
   libboost1.81-dev libprotobuf-dev protobuf-compiler librocksdb-dev libzstd-dev
   libspdlog-dev libgtest-dev libgmock-dev libre2-dev libxxhash-dev libcli11-dev
   libtomlplusplus-dev libbenchmark-dev libssl-dev nlohmann-json3-dev
-  iperf3 iproute2 procps psmisc
+  iperf3 iproute2 procps psmisc jq bc coreutils
 )
 
 missing=()

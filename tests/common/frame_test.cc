@@ -167,15 +167,14 @@ TEST(FrameTest, MaximalLengthsDoNotWrapAround) {
 TEST(FrameTest, GarbageHeaderIsProtocolError) {
   // Header bytes that are not a protobuf Frame must be rejected, not ignored.
   const std::string garbage_headers[] = {
-      std::string("\x0f", 1),                  // field 1 with invalid wire type 7
-      std::string("\x00", 1),                  // field number 0 is invalid
-      std::string("\x0a\x05" "ab", 4),         // length-delimited field runs past the end
-      std::string(11, '\xff'),                 // varint longer than 10 bytes
+      std::string("\x0f", 1),                 // field 1 with invalid wire type 7
+      std::string("\x00", 1),                 // field number 0 is invalid
+      std::string{'\x0a', '\x05', 'a', 'b'},  // length-delimited field runs past the end
+      std::string(11, '\xff'),                // varint longer than 10 bytes
   };
   for (const std::string& header : garbage_headers) {
     SCOPED_TRACE(testing::PrintToString(header));
-    const std::string bytes =
-        RawPrefix(static_cast<uint32_t>(header.size()), 0) + header;
+    const std::string bytes = RawPrefix(static_cast<uint32_t>(header.size()), 0) + header;
     pb::Frame out;
     std::string data;
     auto n = DecodeFrame(bytes, kMax, &out, &data);
