@@ -1,5 +1,8 @@
 #include "dfs/namespace.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
@@ -72,7 +75,13 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
   std::string hwm;
   s = ns->db_->Get(rocksdb::ReadOptions(), kBlockIdKey, &hwm);
   if (s.ok()) {
-    ns->next_block_id_ = ns->block_id_limit_ = std::stoull(hwm);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(hwm.c_str(), &end, 10);
+    if (hwm.empty() || *end != '\0' || errno != 0) {
+      return Status::Corruption("namespace database: bad block-id mark '" + hwm + "'");
+    }
+    ns->next_block_id_ = ns->block_id_limit_ = v;
   } else if (!s.IsNotFound()) {
     return Status::IOError("namespace database: " + s.ToString());
   }
@@ -134,6 +143,9 @@ Status Namespace::Mkdir(const std::string& path, bool parents, int64_t now_ms) {
     }
   }
   if (path == "/") return parents ? Status::OK() : Status::AlreadyExists("'/' already exists");
+  if (auto existing = Lookup(path); existing.ok() && existing->kind() == pb::INode::FILE) {
+    return Status::AlreadyExists("'" + path + "' already exists (a file)");
+  }
   return MkdirsLocked(path, now_ms, parents);
 }
 
