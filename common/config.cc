@@ -328,8 +328,24 @@ Status Validate(const ClusterConfig& c) {
       return Invalid("duplicate address '" + it->first + "' (" + it->second + " and " + path + ")");
     }
   }
-  if (!IsLoopbackHost(c.master.address.host) && c.ResolvedSecret().empty()) {
-    return Invalid("'cluster.secret' is required when master.address is not a loopback address");
+  if (c.ResolvedSecret().empty()) {
+    // Every listener on a reachable address needs the secret, workers too.
+    if (!IsLoopbackHost(c.master.address.host)) {
+      return Invalid("'cluster.secret' is required when master.address is not a loopback address");
+    }
+    for (size_t i = 0; i < c.workers.size(); ++i) {
+      if (!IsLoopbackHost(c.workers[i].address.host)) {
+        return Invalid("'cluster.secret' is required when worker[" + std::to_string(i) +
+                       "].address is not a loopback address");
+      }
+    }
+  }
+  // Idle connections are closed after rpc_timeout_ms; a worker's heartbeat
+  // must come well before that or its master link would keep breaking.
+  if (2 * int64_t{c.cluster.heartbeat_interval_ms} > c.cluster.rpc_timeout_ms) {
+    return Invalid("'cluster.heartbeat_interval_ms' must be at most half of 'cluster.rpc_timeout_ms' (got " +
+                   std::to_string(c.cluster.heartbeat_interval_ms) + " and " +
+                   std::to_string(c.cluster.rpc_timeout_ms) + ")");
   }
   return Status::OK();
 }

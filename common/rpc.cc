@@ -1,8 +1,5 @@
 #include "common/rpc.h"
 
-#include <sys/sendfile.h>
-#include <sys/socket.h>
-
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -49,6 +46,12 @@ Connection::Connection(tcp::socket socket, RpcOptions options)
 
 Connection::~Connection() { Close(); }
 
+bool Connection::IsFresh() const {
+  return socket_.is_open() &&
+         std::chrono::steady_clock::now() - last_used_ <
+             std::chrono::milliseconds(options_.timeout_ms / 2);
+}
+
 void Connection::Close() {
   boost::system::error_code ec;
   if (socket_.is_open()) {
@@ -72,6 +75,7 @@ awaitable<Status> Connection::WriteAll(const Buffers& buffers, size_t bytes) {
     co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
   }
   bytes_sent_ += static_cast<int64_t>(n);
+  last_used_ = std::chrono::steady_clock::now();
   (void)bytes;
   co_return Status::OK();
 }
@@ -94,6 +98,7 @@ awaitable<Status> Connection::ReadAll(const Buffers& buffers, size_t bytes) {
     co_return Status::Unavailable("read from " + remote_endpoint_ + ": " + ec.message());
   }
   bytes_received_ += static_cast<int64_t>(n);
+  last_used_ = std::chrono::steady_clock::now();
   (void)bytes;
   co_return Status::OK();
 }
@@ -117,55 +122,6 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
   std::array<asio::const_buffer, 2> buffers{asio::buffer(scratch_),
                                             asio::buffer(data.data(), data.size())};
   co_return co_await WriteAll(buffers, scratch_.size() + data.size());
-}
-
-awaitable<Status> Connection::WaitWritable() {
-  asio::steady_timer timer(socket_.get_executor(), std::chrono::milliseconds(options_.timeout_ms));
-  auto result = co_await (socket_.async_wait(tcp::socket::wait_write, kTuple) ||
-                          timer.async_wait(kTuple));
-  if (result.index() == 1) {
-    Close();
-    co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
-  }
-  if (auto [ec] = std::get<0>(result); ec) {
-    Close();
-    co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
-  }
-  co_return Status::OK();
-}
-
-awaitable<Status> Connection::SendFromFile(const pb::Frame& header, int fd, int64_t offset,
-                                           int64_t length) {
-  MR_CO_RETURN_IF_ERROR(EncodeHeader(header, static_cast<size_t>(length)));
-  // MSG_MORE: the small header leaves in the same segment as the data.
-  boost::system::error_code ec;
-  size_t sent = socket_.send(asio::buffer(scratch_), MSG_MORE, ec);
-  if (ec == asio::error::would_block) sent = 0;
-  else if (ec) co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
-  if (sent < scratch_.size()) {
-    MR_CO_RETURN_IF_ERROR(co_await WriteAll(asio::buffer(scratch_.data() + sent, scratch_.size() - sent),
-                                            scratch_.size() - sent));
-  }
-  bytes_sent_ += static_cast<int64_t>(sent);
-  socket_.native_non_blocking(true, ec);
-  off_t off = offset;
-  int64_t left = length;
-  while (left > 0) {
-    const ssize_t n = ::sendfile(socket_.native_handle(), fd, &off, static_cast<size_t>(left));
-    if (n > 0) {
-      left -= n;
-      bytes_sent_ += n;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      MR_CO_RETURN_IF_ERROR(co_await WaitWritable());
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      const std::string why = n == 0 ? "file shorter than expected" : std::strerror(errno);
-      Close();
-      co_return Status::IOError("sendfile to " + remote_endpoint_ + ": " + why);
-    }
-  }
-  co_return Status::OK();
 }
 
 awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
@@ -321,9 +277,15 @@ void RpcServer::Handle(const std::string& method, Handler handler) {
 
 Status RpcServer::Listen(const HostPort& address) {
   boost::system::error_code ec;
-  auto ip = asio::ip::make_address(address.host == "localhost" ? "127.0.0.1" : address.host, ec);
-  if (ec) return Status::InvalidArgument("cannot listen on '" + address.host + "': not an IP address");
-  tcp::endpoint endpoint(ip, address.port);
+  tcp::resolver resolver(executor_);
+  // A host name (a VPS's own name in the cluster file) is resolved once, here.
+  auto resolved = resolver.resolve(address.host, std::to_string(address.port),
+                                   tcp::resolver::numeric_service, ec);
+  if (ec || resolved.empty()) {
+    return Status::InvalidArgument("cannot listen on '" + address.host + "': " +
+                                   (ec ? ec.message() : "no address"));
+  }
+  tcp::endpoint endpoint = resolved.begin()->endpoint();
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
@@ -391,7 +353,9 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn) {
     if (it == handlers_.end()) {
       spdlog::warn("{}: unknown method '{}' from {}", name_, request.method(),
                    conn->remote_endpoint());
-      co_await conn->SendError(Status::InvalidArgument("unknown method '" + request.method() + "'"));
+      // A named Status, not a temporary: see docs/development.md on GCC 12.
+      const Status unknown = Status::InvalidArgument("unknown method '" + request.method() + "'");
+      co_await conn->SendError(unknown);
       continue;
     }
     ServerCall call{*conn, request, data};

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,10 +58,6 @@ class Connection {
 
   // Sends one frame. `data` may be empty.
   awaitable<Status> Send(const pb::Frame& header, std::span<const char> data = {});
-  // Sends one frame whose bulk bytes are [offset, offset + length) of the
-  // file `fd`, with sendfile(2): the bytes go from the page cache to the
-  // socket without a copy through this process.
-  awaitable<Status> SendFromFile(const pb::Frame& header, int fd, int64_t offset, int64_t length);
   // Receives one frame; `data` is resized to the frame's bulk bytes.
   awaitable<Status> Receive(pb::Frame* header, std::string* data);
 
@@ -94,6 +91,11 @@ class Connection {
   int64_t bytes_sent() const { return bytes_sent_; }
   int64_t bytes_received() const { return bytes_received_; }
   const RpcOptions& options() const { return options_; }
+  // True when the connection is open and was used within half the idle
+  // timeout, so the server cannot have closed it for idleness. Callers that
+  // cache connections reconnect otherwise (a request written to a connection
+  // the server just closed fails only when the reply is read).
+  bool IsFresh() const;
   tcp::socket& socket() { return socket_; }
 
  private:
@@ -101,13 +103,13 @@ class Connection {
   awaitable<Status> WriteAll(const Buffers& buffers, size_t bytes);
   template <typename Buffers>
   awaitable<Status> ReadAll(const Buffers& buffers, size_t bytes);
-  awaitable<Status> WaitWritable();
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
 
   tcp::socket socket_;
   RpcOptions options_;
   std::string remote_endpoint_;
   std::string peer_name_;
+  std::chrono::steady_clock::time_point last_used_ = std::chrono::steady_clock::now();
   int64_t bytes_sent_ = 0;
   int64_t bytes_received_ = 0;
   std::string scratch_;  // serialized headers

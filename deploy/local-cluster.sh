@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A local cluster on 127.0.0.1: one mr-master and N mr-workers with
-# datacenter (and optionally rack) labels. See docs/user-guide.md.
+# datacenter (and optionally rack) labels. See docs/dfs.md and docs/development.md.
 #
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--block-size BYTES] [--replication N]
@@ -116,6 +116,11 @@ case "$cmd" in
       [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first (cmake -S . -B build -G Ninja && ninja -C build)"
     done
     for n in $(all_names); do alive "$n" && die "a cluster is already up in $DIR (run: $0 down)"; done
+    # Only ever wipe a directory this script made (or an empty one).
+    if [[ -d "$DIR" && -n "$(ls -A "$DIR")" ]] &&
+       ! grep -qs '^# Written by deploy/local-cluster.sh' "$DIR/cluster.toml"; then
+      die "$DIR exists and is not a local-cluster directory; choose another --dir"
+    fi
     rm -rf "$DIR"
     mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/data"
     : >"$DIR/.ports"
@@ -123,7 +128,7 @@ case "$cmd" in
     master_port="$(free_port)"
     umask 077
     {
-      echo "# Written by deploy/local-cluster.sh up; removed by down."
+      echo "# Written by deploy/local-cluster.sh up (replaced by the next up)."
       echo "[cluster]"
       echo "name = \"local\""
       echo "secret = \"$secret\""

@@ -452,14 +452,6 @@ Status BlockStore::Read(uint64_t id, int64_t offset, int64_t length, std::string
   return impl_->ReadRange(id, offset, length, out, nullptr);
 }
 
-Result<int> BlockStore::OpenForSend(uint64_t id) {
-  if (!impl_->Find(id)) return Status::NotFound(BlockName(id));
-  const std::string path = impl_->BlockPath(id);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? Status::NotFound(BlockName(id)) : IoError("open", path);
-  return fd;
-}
-
 Status BlockStore::ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                               std::vector<uint64_t>* checksums) {
   if (offset % kChunk != 0) return Status::InvalidArgument("offset not chunk-aligned");

@@ -93,11 +93,6 @@ class BlockStore {
   Status ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                     std::vector<uint64_t>* checksums);
 
-  // Opens the file of block `id` read-only, for sendfile(2). The caller owns
-  // (and closes) the descriptor. The bytes are not verified: send only ranges
-  // that ReadChunks() has just verified. NotFound if the block is not stored.
-  Result<int> OpenForSend(uint64_t id);
-
   // Length of block `id`, or NotFound.
   Result<int64_t> Length(uint64_t id);
   bool Contains(uint64_t id);

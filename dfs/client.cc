@@ -45,26 +45,18 @@ DfsClient::DfsClient(HostPort master, RpcOptions options, int64_t transfer_chunk
 
 DfsClient::~DfsClient() = default;
 
-// One connection to the master, made on first use and remade once if a
-// cached connection turns out to be closed (e.g. by the server's idle timeout).
+// One connection to the master, made on first use and remade when it may
+// have gone stale (closed, or idle long enough for the server to close it).
+// Requests are not retried: not every one is idempotent.
 awaitable<Status> DfsClient::CallMaster(std::string_view method,
                                         const google::protobuf::MessageLite& req,
                                         google::protobuf::MessageLite* reply) {
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const bool fresh = !master_conn_ || !master_conn_->is_open();
-    if (fresh) {
-      auto conn = co_await Connect(master_, options_);
-      if (!conn.ok()) co_return conn.status().WithContext("master " + master_.ToString());
-      master_conn_ = std::move(conn).value();
-    }
-    Status sent = co_await master_conn_->SendRequest(method, req);
-    if (!sent.ok()) {
-      if (!fresh) continue;  // stale cached connection: the request never left
-      co_return sent;
-    }
-    co_return co_await master_conn_->ReceiveReply(reply);
+  if (!master_conn_ || !master_conn_->IsFresh()) {
+    auto conn = co_await Connect(master_, options_);
+    if (!conn.ok()) co_return conn.status().WithContext("master " + master_.ToString());
+    master_conn_ = std::move(conn).value();
   }
-  co_return Status::Unavailable("master " + master_.ToString() + " unreachable");
+  co_return co_await master_conn_->Call(method, req, reply);
 }
 
 awaitable<Status> DfsClient::Mkdir(const std::string& path, bool parents) {
@@ -258,7 +250,7 @@ awaitable<Status> DfsClient::Read(const std::string& dfs_path, const ByteSink& s
 
 awaitable<Result<Connection*>> DfsClient::WorkerConnection(const std::string& address) {
   auto& slot = worker_conns_[address];
-  if (!slot || !slot->is_open()) {
+  if (!slot || !slot->IsFresh()) {
     auto hp = ParseHostPort(address);
     if (!hp.ok()) co_return hp.status();
     auto conn = co_await Connect(*hp, options_);
@@ -324,8 +316,15 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   }
   pb::DataChunk chunk;
   std::string data;
+  int64_t next = aligned;  // where the next frame must start
   while (true) {
     MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data));
+    if (chunk.offset() != next) {
+      conn.Close();
+      co_return Status::ProtocolError("frame at offset " + std::to_string(chunk.offset()) +
+                                      ", expected " + std::to_string(next));
+    }
+    next += static_cast<int64_t>(data.size());
     const auto sums = ChunkChecksums(data);
     if (sums.size() != static_cast<size_t>(chunk.checksums_size()) ||
         !std::equal(sums.begin(), sums.end(), chunk.checksums().begin())) {
@@ -333,17 +332,17 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
       co_return Status::Corruption("checksum mismatch in bytes received at offset " +
                                    std::to_string(chunk.offset()));
     }
-    // Hand over only the bytes at or after *offset (the first frame may
-    // start earlier, at a chunk boundary).
-    const int64_t skip = std::max<int64_t>(0, *offset - chunk.offset());
-    const int64_t n = static_cast<int64_t>(data.size()) - skip;
-    if (n > 0) {
-      Status s = sink(std::span<const char>(data.data() + skip, static_cast<size_t>(n)));
+    // Frames hold whole chunks: hand over only [*offset, end).
+    const int64_t from = std::max(*offset, chunk.offset());
+    const int64_t to = std::min(end, next);
+    if (to > from) {
+      Status s = sink(std::span<const char>(data.data() + (from - chunk.offset()),
+                                            static_cast<size_t>(to - from)));
       if (!s.ok()) {
         conn.Close();
         co_return Status::Aborted(s.ToString());
       }
-      *offset += n;
+      *offset = to;
     }
     if (chunk.last()) break;
   }

@@ -47,14 +47,20 @@ using ByteSource = std::function<Status(int64_t offset, int64_t n, std::string* 
 
 class DfsClient {
  public:
-  DfsClient(HostPort master, RpcOptions options, int64_t transfer_chunk_bytes = 1 << 20);
+  // The default `reader_node`: a named object, because GCC 12 mishandles
+  // class-type temporaries in co_await operands (docs/development.md).
+  static inline const std::string kNoReader;
+
+  DfsClient(HostPort master, RpcOptions options,
+            int64_t transfer_chunk_bytes = DfsOptions{}.transfer_chunk_bytes);
   ~DfsClient();
 
   awaitable<Status> Mkdir(const std::string& path, bool parents);
   awaitable<Result<pb::ListReply>> List(const std::string& path);
   // The file or directory with, for files, every block and its live replicas
   // (nearest to `reader_node` first when given).
-  awaitable<Result<pb::StatReply>> Stat(const std::string& path, const std::string& reader_node = "");
+  awaitable<Result<pb::StatReply>> Stat(const std::string& path,
+                                        const std::string& reader_node = kNoReader);
   awaitable<Status> Delete(const std::string& path, bool recursive);
   awaitable<Status> Rename(const std::string& from, const std::string& to);
   awaitable<Result<pb::ClusterStatusReply>> ClusterStatus();

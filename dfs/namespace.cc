@@ -13,6 +13,14 @@ constexpr char kNodePrefix = 'n';
 constexpr const char* kBlockIdKey = "m:next_block_id";
 constexpr uint64_t kBlockIdBatch = 1024;  // ids reserved per RocksDB write
 
+// Metadata writes are rare (one per mkdir, rm, completed file); each is made
+// durable before the client hears OK.
+rocksdb::WriteOptions SyncWrite() {
+  rocksdb::WriteOptions o;
+  o.sync = true;
+  return o;
+}
+
 // In-memory and RocksDB key of a path: parent + '\0' + name.
 std::string NodeKey(const std::string& path) {
   return ParentPath(path) + std::string(1, '\0') + BaseName(path);
@@ -95,7 +103,7 @@ Status Namespace::Write(const std::vector<std::pair<std::string, const pb::INode
   rocksdb::WriteBatch batch;
   for (const auto& key : deletes) batch.Delete(kNodePrefix + key);
   for (const auto& [key, inode] : puts) batch.Put(kNodePrefix + key, inode->SerializeAsString());
-  rocksdb::Status s = db_->Write(rocksdb::WriteOptions(), &batch);
+  rocksdb::Status s = db_->Write(SyncWrite(), &batch);
   if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
   for (const auto& key : deletes) nodes_.erase(key);
   for (const auto& [key, inode] : puts) nodes_[key] = *inode;
@@ -236,7 +244,7 @@ Status Namespace::Rename(const std::string& from, const std::string& to) {
 Result<uint64_t> Namespace::NextBlockId() {
   if (next_block_id_ >= block_id_limit_) {
     const uint64_t limit = next_block_id_ + kBlockIdBatch;
-    rocksdb::Status s = db_->Put(rocksdb::WriteOptions(), kBlockIdKey, std::to_string(limit));
+    rocksdb::Status s = db_->Put(SyncWrite(), kBlockIdKey, std::to_string(limit));
     if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
     block_id_limit_ = limit;
   }

@@ -10,7 +10,10 @@
 //   "n" + parent + '\0' + name  → proto mr.pb.INode   (parent of "/x" is "/")
 //   "m:next_block_id"           → decimal high-water mark of block ids
 // The whole tree is also held in memory (a std::map over the same keys), so
-// reads never touch RocksDB; every mutation is one atomic WriteBatch.
+// reads never touch RocksDB. Every write is synced to RocksDB's log before it
+// returns. A mutation is one atomic batch, except that AddFile and Rename
+// first create missing parent directories in a batch of their own (a crash in
+// between leaves only empty directories behind).
 //
 // Not thread-safe: the master calls it from its one RPC thread.
 #pragma once

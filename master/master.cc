@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -240,6 +242,7 @@ void Master::ScheduleReplication() {
   const auto now = Clock::now();
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
   for (auto& [id, b] : blocks_) {
+    if (b.complete && static_cast<int>(b.replicas.size()) > b.replication) TrimReplicas(id, b);
     if (!b.complete || b.replicas.empty() || static_cast<int>(b.replicas.size()) >= b.replication ||
         now < b.replication_retry) {
       continue;
@@ -249,15 +252,46 @@ void Master::ScheduleReplication() {
     req.block_bytes = b.bytes;
     req.exclude = b.replicas;
     req.exclude.insert(req.exclude.end(), b.bad_nodes.begin(), b.bad_nodes.end());
-    auto targets = placement_->Choose(req, nodes, rng_);
+    // Restore datacenter spread first: offer only nodes in datacenters that
+    // hold no copy yet, when there are any; then let the policy choose.
+    std::set<std::string> covered;
+    for (const auto& r : b.replicas) covered.insert(workers_.at(r)->info.datacenter());
+    std::vector<dfs::PlacementNode> elsewhere;
+    for (const auto& n : nodes) {
+      if (!covered.count(n.datacenter)) elsewhere.push_back(n);
+    }
+    auto targets = placement_->Choose(req, elsewhere, rng_);
+    if (!targets.ok()) targets = placement_->Choose(req, nodes, rng_);
     if (!targets.ok()) continue;  // nowhere to copy to; try again next tick
     pb::TransferCommand cmd;
     cmd.set_block_id(id);
     for (const auto& t : *targets) *cmd.add_targets() = Location(t);
     workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
-    b.replication_retry = now + std::chrono::milliseconds(2 * config_.cluster.rpc_timeout_ms);
+    // If the copy fails (a target dies, say), order another after a while.
+    b.replication_retry = now + std::chrono::milliseconds(
+                                    std::max(10 * config_.cluster.heartbeat_interval_ms, 5000));
     spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
                  b.replication, b.replicas.front(), (*targets)[0]);
+  }
+}
+
+// A block with more replicas than asked (a worker came back after its
+// blocks were copied elsewhere): delete the surplus from the datacenter that
+// holds the most copies, so the survivors stay spread out.
+void Master::TrimReplicas(uint64_t id, BlockState& b) {
+  while (static_cast<int>(b.replicas.size()) > b.replication) {
+    std::map<std::string, int> per_dc;
+    for (const auto& n : b.replicas) ++per_dc[workers_.at(n)->info.datacenter()];
+    auto victim = std::max_element(b.replicas.begin(), b.replicas.end(), [&](const auto& x, const auto& y) {
+      const int dx = per_dc[workers_.at(x)->info.datacenter()];
+      const int dy = per_dc[workers_.at(y)->info.datacenter()];
+      return dx != dy ? dx < dy : x < y;
+    });
+    const std::string node = *victim;
+    RemoveReplica(id, node);
+    workers_.at(node)->pending_deletes.push_back(id);
+    spdlog::info("block {} has {} replicas, {} asked: deleting the one on {}", id,
+                 b.replicas.size() + 1, b.replication, node);
   }
 }
 

@@ -57,6 +57,7 @@ class Master {
   void CheckLiveness();
   void ExpireLeases();
   void ScheduleReplication();
+  void TrimReplicas(uint64_t id, BlockState& b);
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);

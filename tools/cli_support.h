@@ -14,7 +14,7 @@ namespace mr::tools {
 // first .mr/cluster.toml in the current directory or one of its parents,
 // else the same search from the directory of the mrctl executable (so a
 // local cluster started from a checkout is found from anywhere in it).
-// NotFound if none, naming what was tried.
+// NotFound if none, saying how to name one.
 Result<std::string> FindClusterFile(const std::string& explicit_path);
 
 // "1048576", "64K", "64KiB", "4M", "1G", "1GiB" (binary multiples).

@@ -36,10 +36,15 @@ struct Target {
   std::string master_flag;
   mr::HostPort master;
   mr::RpcOptions rpc;
-  int64_t chunk_bytes = 1 << 20;
+  int64_t chunk_bytes = mr::DfsOptions{}.transfer_chunk_bytes;
 
+  // --config, or the discovered cluster file, gives address and secret;
+  // --master alone (no --config) means a remote cluster: the secret comes
+  // from $MR_SECRET and no local cluster file is consulted.
   Status Resolve() {
-    auto path = mr::tools::FindClusterFile(config_flag);
+    const bool remote = !master_flag.empty() && config_flag.empty();
+    auto path = remote ? mr::Result<std::string>(Status::NotFound("no cluster file"))
+                       : mr::tools::FindClusterFile(config_flag);
     if (path.ok()) {
       auto config = mr::LoadClusterConfig(*path);
       if (!config.ok()) return config.status();
@@ -88,13 +93,19 @@ mr::awaitable<Status> Put(mr::dfs::DfsClient& c, std::vector<std::string> locals
                           mr::dfs::PutOptions options) {
   auto normalized = mr::dfs::NormalizePath(dst);
   if (!normalized.ok()) co_return normalized.status();
+  const bool dir_syntax = dst.ends_with("/");  // "put a /newdir/" means into /newdir
   dst = *normalized;
   for (const auto& l : locals) {
     if (!fs::is_regular_file(l)) co_return Status::NotFound("local file '" + l + "' does not exist or is not a regular file");
   }
   auto existing = co_await c.Stat(dst);
-  bool into_dir = locals.size() > 1 || (existing.ok() && existing->inode().kind() == mr::pb::INode::DIR);
-  if (locals.size() > 1 && !existing.ok()) MR_CO_RETURN_IF_ERROR(co_await c.Mkdir(dst, true));
+  if (existing.ok() && existing->inode().kind() == mr::pb::INode::FILE &&
+      (locals.size() > 1 || dir_syntax)) {
+    co_return Status::FailedPrecondition("'" + dst + "' is a file, not a directory");
+  }
+  bool into_dir = locals.size() > 1 || dir_syntax ||
+                  (existing.ok() && existing->inode().kind() == mr::pb::INode::DIR);
+  if (into_dir && !existing.ok()) MR_CO_RETURN_IF_ERROR(co_await c.Mkdir(dst, true));
   for (const auto& l : locals) {
     const std::string target = into_dir ? (dst == "/" ? "" : dst) + "/" + fs::path(l).filename().string() : dst;
     MR_CO_RETURN_IF_ERROR(co_await c.Put(l, target, options));
@@ -118,7 +129,12 @@ mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::Byte
 }
 
 mr::awaitable<Status> Get(mr::dfs::DfsClient& c, const std::string& src, std::string local) {
-  if (fs::is_directory(local)) local = (fs::path(local) / mr::dfs::BaseName(src)).string();
+  if (fs::is_directory(local)) {
+    auto normalized = mr::dfs::NormalizePath(src);
+    if (!normalized.ok()) co_return normalized.status();
+    const std::string base = mr::dfs::BaseName(*normalized);
+    local = (fs::path(local) / (base.empty() ? "root" : base)).string();
+  }
   const std::string tmp = local + ".mrctl-partial";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) co_return Status::IOError("cannot create '" + tmp + "': " + std::strerror(errno));

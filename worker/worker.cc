@@ -1,7 +1,5 @@
 #include "worker/worker.h"
 
-#include <unistd.h>
-
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -177,13 +175,15 @@ awaitable<void> Worker::CopyBlock(pb::TransferCommand command) {
     co_return;
   }
   std::vector<pb::ReplicaLocation> targets(command.targets().begin(), command.targets().end());
+  Status local;  // a failure reading our own copy, as opposed to a target's failure
   dfs::ByteSource source = [&](int64_t offset, int64_t n, std::string* out) {
-    return store_->Read(id, offset, n, out);
+    local = store_->Read(id, offset, n, out);
+    return local;
   };
   auto done = co_await dfs::WriteBlockPipeline(rpc_options_, id, targets, *length,
                                                config_.dfs.transfer_chunk_bytes, source);
   if (!done.ok()) {
-    if (done.status().IsCorruption()) DropCorrupt(id, done.status());
+    if (local.IsCorruption()) DropCorrupt(id, local);
     spdlog::warn("copy of block {} to {} failed: {}", id, targets.front().node_id(),
                  done.status().ToString());
   } else {
@@ -202,20 +202,17 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   if (req.offset() < 0 || req.offset() % dfs::kChecksumChunkBytes != 0 || req.offset() > *length) {
     co_return Status::InvalidArgument("bad read offset " + std::to_string(req.offset()));
   }
-  const int64_t end = req.length() < 0 ? *length : std::min(*length, req.offset() + req.length());
+  // Frames carry whole 64 KiB chunks so the reader can verify every byte:
+  // the end is rounded up to a chunk boundary (or the block's end) and the
+  // reader trims what it did not ask for.
+  const int64_t asked = req.length() < 0 ? *length : std::min(*length, req.offset() + req.length());
+  const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
+  const int64_t end = std::min(*length, (asked + chunk_bytes - 1) / chunk_bytes * chunk_bytes);
   pb::ReadBlockReply header;
   header.set_block_length(*length);
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(header));
 
-  // Each range is read and verified, then sent from the page cache with
-  // sendfile(2) (the verified copy is not sent: that would cost a copy).
-  auto fd_or = store_->OpenForSend(id);
-  if (!fd_or.ok()) co_return co_await call.conn.SendError(fd_or.status());
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } file{*fd_or};
   const int64_t step = config_.dfs.transfer_chunk_bytes;
   std::string data;
   std::vector<uint64_t> sums;
@@ -233,7 +230,7 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     chunk.set_last(offset + n >= end);
     chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
     chunk.SerializeToString(frame.mutable_body());
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.SendFromFile(frame, file.fd, offset, n));
+    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
     offset += n;
   } while (offset < end);
   co_return Status::OK();
@@ -284,10 +281,17 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
       co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
     }
-    Status s = chunk.offset() == writer->bytes_written()
-                   ? writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
-                                                                    chunk.checksums().size()))
-                   : Status::InvalidArgument("out-of-order data chunk");
+    const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
+                           dfs::kChecksumChunkBytes;
+    Status s;
+    if (chunk.offset() != writer->bytes_written()) {
+      s = Status::InvalidArgument("out-of-order data chunk");
+    } else if (chunk.checksums_size() != chunks) {
+      s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
+    } else {
+      s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
+                                                         chunk.checksums().size()));
+    }
     if (!s.ok()) co_return co_await FailStream(call.conn, s);
     if (next) {
       Status f = co_await next->Send(frame, data);

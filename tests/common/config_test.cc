@@ -143,7 +143,7 @@ TEST(ConfigTest, DefaultsWhenKeysAbsent) {
   EXPECT_EQ(c.dfs.block_size, 64 << 20);
   EXPECT_EQ(c.dfs.replication, dfs.replication);
   EXPECT_EQ(c.dfs.placement, "hdfs");
-  EXPECT_EQ(c.dfs.transfer_chunk_bytes, 1 << 20);
+  EXPECT_EQ(c.dfs.transfer_chunk_bytes, 128 << 10);
   EXPECT_FALSE(c.dfs.fsync);
   EXPECT_EQ(c.dfs.placement_seed, 0u);
   EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_node_fraction, 0.2);
@@ -490,6 +490,34 @@ TEST(HostPortTest, IsLoopbackHost) {
   EXPECT_FALSE(IsLoopbackHost("::"));
   EXPECT_FALSE(IsLoopbackHost("localhost.example.com"));
   EXPECT_FALSE(IsLoopbackHost(""));
+}
+
+}  // namespace
+}  // namespace mr
+
+namespace mr {
+namespace {
+
+// A worker on a reachable address serves blocks, so it needs the secret too.
+TEST(ConfigRulesTest, PublicWorkerAddressNeedsSecret) {
+  auto c = ParseClusterConfig(
+      "[master]\naddress = \"127.0.0.1:7000\"\n"
+      "[[worker]]\nid = \"w1\"\naddress = \"0.0.0.0:7101\"\ndatacenter = \"dc1\"\n",
+      "cluster.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "cluster.toml: 'cluster.secret' is required when worker[0].address is not a loopback "
+            "address");
+}
+
+// Heartbeats slower than the idle timeout would break every worker's link.
+TEST(ConfigRulesTest, HeartbeatMustBeWellInsideTheRpcTimeout) {
+  auto c = ParseClusterConfig(
+      "[cluster]\nheartbeat_interval_ms = 20000\nrpc_timeout_ms = 30000\n"
+      "[master]\naddress = \"127.0.0.1:7000\"\n",
+      "cluster.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("heartbeat_interval_ms"), std::string::npos);
 }
 
 }  // namespace
