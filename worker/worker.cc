@@ -288,11 +288,10 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
       s = Status::InvalidArgument("out-of-order data chunk");
     } else if (chunk.checksums_size() != chunks) {
       s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
-    } else {
-      s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
-                                                         chunk.checksums().size()));
     }
     if (!s.ok()) co_return co_await FailStream(call.conn, s);
+    // Forward first, so the next node works on this frame while we store it
+    // (it verifies the checksums itself).
     if (next) {
       Status f = co_await next->Send(frame, data);
       if (!f.ok()) {
@@ -300,6 +299,9 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
         next.reset();
       }
     }
+    s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
+                                                       chunk.checksums().size()));
+    if (!s.ok()) co_return co_await FailStream(call.conn, s);
     if (chunk.last()) break;
   }
   Status committed = writer->Commit();
