@@ -60,34 +60,17 @@ void Connection::Close() {
   }
 }
 
-template <typename Buffers>
-awaitable<Status> Connection::WriteAll(const Buffers& buffers, size_t bytes) {
+// Races one socket operation (an awaitable of (error_code, bytes)) against
+// the connection's deadline. A timeout or an error closes the connection:
+// after a partial read or write the stream cannot be resumed.
+template <typename Operation>
+awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::string_view what) {
   if (!socket_.is_open()) co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
   asio::steady_timer timer(socket_.get_executor(), std::chrono::milliseconds(options_.timeout_ms));
-  auto result = co_await (asio::async_write(socket_, buffers, kTuple) || timer.async_wait(kTuple));
+  auto result = co_await (std::move(operation) || timer.async_wait(kTuple));
   if (result.index() == 1) {
     Close();
-    co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
-  }
-  auto [ec, n] = std::get<0>(result);
-  if (ec) {
-    Close();
-    co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
-  }
-  bytes_sent_ += static_cast<int64_t>(n);
-  last_used_ = std::chrono::steady_clock::now();
-  (void)bytes;
-  co_return Status::OK();
-}
-
-template <typename Buffers>
-awaitable<Status> Connection::ReadAll(const Buffers& buffers, size_t bytes) {
-  if (!socket_.is_open()) co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
-  asio::steady_timer timer(socket_.get_executor(), std::chrono::milliseconds(options_.timeout_ms));
-  auto result = co_await (asio::async_read(socket_, buffers, kTuple) || timer.async_wait(kTuple));
-  if (result.index() == 1) {
-    Close();
-    co_return Status::TimedOut("read from " + remote_endpoint_ + " timed out");
+    co_return Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out");
   }
   auto [ec, n] = std::get<0>(result);
   if (ec) {
@@ -95,11 +78,25 @@ awaitable<Status> Connection::ReadAll(const Buffers& buffers, size_t bytes) {
     if (ec == asio::error::eof && n == 0) {
       co_return Status::Unavailable("connection closed by " + remote_endpoint_);
     }
-    co_return Status::Unavailable("read from " + remote_endpoint_ + ": " + ec.message());
+    co_return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message());
   }
-  bytes_received_ += static_cast<int64_t>(n);
   last_used_ = std::chrono::steady_clock::now();
-  (void)bytes;
+  co_return n;
+}
+
+template <typename Buffers>
+awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
+  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to");
+  if (!n.ok()) co_return n.status();
+  bytes_sent_ += static_cast<int64_t>(*n);
+  co_return Status::OK();
+}
+
+template <typename Buffers>
+awaitable<Status> Connection::ReadAll(const Buffers& buffers) {
+  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from");
+  if (!n.ok()) co_return n.status();
+  bytes_received_ += static_cast<int64_t>(*n);
   co_return Status::OK();
 }
 
@@ -121,12 +118,12 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
   MR_CO_RETURN_IF_ERROR(EncodeHeader(header, data.size()));
   std::array<asio::const_buffer, 2> buffers{asio::buffer(scratch_),
                                             asio::buffer(data.data(), data.size())};
-  co_return co_await WriteAll(buffers, scratch_.size() + data.size());
+  co_return co_await WriteAll(buffers);
 }
 
 awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
   char prefix_bytes[kFramePrefixBytes];
-  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes), kFramePrefixBytes));
+  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes)));
   auto prefix = DecodeFramePrefix(prefix_bytes, options_.max_frame_bytes);
   if (!prefix.ok()) {
     Close();
@@ -135,7 +132,7 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
   std::string header_bytes(prefix->header_len, '\0');
   data->resize(prefix->data_len);
   std::array<asio::mutable_buffer, 2> buffers{asio::buffer(header_bytes), asio::buffer(*data)};
-  MR_CO_RETURN_IF_ERROR(co_await ReadAll(buffers, header_bytes.size() + data->size()));
+  MR_CO_RETURN_IF_ERROR(co_await ReadAll(buffers));
   if (!header->ParseFromString(header_bytes)) {
     Close();
     co_return Status::ProtocolError("malformed frame header from " + remote_endpoint_);

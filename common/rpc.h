@@ -99,10 +99,12 @@ class Connection {
   tcp::socket& socket() { return socket_; }
 
  private:
+  template <typename Operation>
+  awaitable<Result<size_t>> WithDeadline(Operation operation, std::string_view what);
   template <typename Buffers>
-  awaitable<Status> WriteAll(const Buffers& buffers, size_t bytes);
+  awaitable<Status> WriteAll(const Buffers& buffers);
   template <typename Buffers>
-  awaitable<Status> ReadAll(const Buffers& buffers, size_t bytes);
+  awaitable<Status> ReadAll(const Buffers& buffers);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
 
   tcp::socket socket_;

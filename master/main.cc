@@ -6,6 +6,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "common/process.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
@@ -36,13 +37,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mr-master: %s\n", started.message().c_str());
     return 1;
   }
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code&, int signo) {
-    spdlog::info("signal {}: shutting down", signo);
-    (*master)->Stop();
-    io.stop();
-  });
-  io.run();
-  spdlog::info("stopped");
+  mr::RunUntilSignal(io, 1, [&] { (*master)->Stop(); });
   return 0;
 }

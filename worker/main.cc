@@ -1,13 +1,12 @@
 // mr-worker: the TaskTracker + DataNode process.
 #include <cstdio>
-#include <thread>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include "common/config.h"
 #include "common/log.h"
+#include "common/process.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -47,16 +46,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mr-worker: %s\n", started.message().c_str());
     return 1;
   }
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code&, int signo) {
-    spdlog::info("signal {}: shutting down", signo);
-    (*worker)->Stop();
-    io.stop();
-  });
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&] { io.run(); });
-  io.run();
-  for (auto& t : pool) t.join();
-  spdlog::info("stopped");
+  mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });
   return 0;
 }
