@@ -22,7 +22,10 @@ DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
 die() { echo "local-cluster: $*" >&2; exit 2; }
 
-cmd="${1:-}"; [[ -n "$cmd" ]] || die "usage: $0 up|down|kill|stop|start|status ... (see the header of this script)"
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+cmd="${1:-}"
+[[ "$cmd" == -h || "$cmd" == --help || "$cmd" == help ]] && { usage; exit 0; }
+[[ -n "$cmd" ]] || { usage >&2; exit 2; }
 shift
 name=""
 if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start ]]; then
