@@ -255,106 +255,108 @@ int Gen(const std::string& kind_name, const std::string& size_text, uint64_t see
 
 }  // namespace
 
+// Every option of every command; CLI11 writes into it while parsing.
+struct Options {
+  Target target;
+  std::vector<std::string> put_paths;  // LOCAL... DFSPATH
+  int replication = 0;
+  std::string block_size;
+  bool force = false;
+  std::string path = "/";              // the DFS path of ls, cat, rm, mkdir, stat, get
+  std::string local;                   // get's destination
+  bool recursive = false;              // rm -r
+  bool parents = false;                // mkdir -p
+  bool json = false;
+  std::string gen_kind, gen_size, gen_out;
+  uint64_t seed = 1;
+};
+
+int RunPut(Options& o) {
+  mr::dfs::PutOptions put;
+  put.replication = o.replication;
+  put.overwrite = o.force;
+  if (!o.block_size.empty()) {
+    auto b = mr::tools::ParseBytes(o.block_size);
+    if (!b.ok()) return Fail(b.status(), 2);
+    put.block_size = *b;
+  }
+  std::vector<std::string> locals(o.put_paths.begin(), o.put_paths.end() - 1);
+  return WithClient(o.target, [&](auto& c) { return Put(c, locals, o.put_paths.back(), put); });
+}
+
+// Adds the `dfs` commands. Each callback stores what to run in *action.
+void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
+  auto on = [action](CLI::App* cmd, std::function<int()> fn) {
+    cmd->callback([action, fn] { *action = fn; });
+  };
+  auto* dfs = app.add_subcommand("dfs", "the distributed file system")->require_subcommand(1);
+
+  auto* put = dfs->add_subcommand("put", "copy local files into the DFS");
+  put->add_option("paths", o.put_paths, "LOCAL... DFSPATH (a DFSPATH ending in / is a directory)")
+      ->required()->expected(2, -1);
+  put->add_option("-r,--replication", o.replication, "replicas per block (default: cluster file)");
+  put->add_option("-b,--block-size", o.block_size, "block size, e.g. 64M (default: cluster file)");
+  put->add_flag("-f,--force", o.force, "overwrite an existing file");
+  on(put, [&o] { return RunPut(o); });
+
+  auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
+  get->add_option("DFSPATH", o.path)->required();
+  get->add_option("LOCAL", o.local)->required();
+  on(get, [&o] { return WithClient(o.target, [&](auto& c) { return Get(c, o.path, o.local); }); });
+
+  auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
+  cat->add_option("PATH", o.path)->required();
+  on(cat, [&o] {
+    return WithClient(o.target, [&](auto& c) {
+      return Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
+    });
+  });
+
+  auto* ls = dfs->add_subcommand("ls", "list a directory");
+  ls->add_option("PATH", o.path);
+  ls->add_flag("--json", o.json, "print JSON");
+  on(ls, [&o] { return WithClient(o.target, [&](auto& c) { return Ls(c, o.path, o.json); }); });
+
+  auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
+  rm->add_option("PATH", o.path)->required();
+  rm->add_flag("-r,--recursive", o.recursive, "remove a non-empty directory and everything in it");
+  on(rm, [&o] { return WithClient(o.target, [&](auto& c) { return c.Delete(o.path, o.recursive); }); });
+
+  auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
+  mkdir->add_option("PATH", o.path)->required();
+  mkdir->add_flag("-p,--parents", o.parents, "make parents as needed; no error if it exists");
+  on(mkdir, [&o] { return WithClient(o.target, [&](auto& c) { return c.Mkdir(o.path, o.parents); }); });
+
+  auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
+  stat->add_option("PATH", o.path)->required();
+  stat->add_flag("--json", o.json, "print JSON");
+  on(stat, [&o] { return WithClient(o.target, [&](auto& c) { return StatCmd(c, o.path, o.json); }); });
+}
+
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
   CLI::App app{"mrctl: the client of the mr MapReduce runtime"};
   app.require_subcommand(1);
-  Target target;
-  app.add_option("--config", target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
-  app.add_option("--master", target.master_flag, "master HOST:PORT (overrides the cluster file; secret from $MR_SECRET without one)");
+  Options o;
+  app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
+  app.add_option("--master", o.target.master_flag, "master HOST:PORT of a remote cluster (without --config: secret from $MR_SECRET)");
   std::function<int()> action;
-  auto set = [&](CLI::App* cmd, std::function<int()> fn) { cmd->callback([&action, fn] { action = fn; }); };
+  AddDfsCommands(app, o, &action);
 
-  auto* dfs = app.add_subcommand("dfs", "the distributed file system")->require_subcommand(1);
-  {
-    auto* put = dfs->add_subcommand("put", "copy local files into the DFS");
-    static std::vector<std::string> args;
-    static int replication = 0;
-    static std::string block_size;
-    static bool force = false;
-    put->add_option("paths", args, "LOCAL... DFSPATH")->required()->expected(2, -1);
-    put->add_option("-r,--replication", replication, "replicas per block (default: cluster file)");
-    put->add_option("-b,--block-size", block_size, "block size, e.g. 64M (default: cluster file)");
-    put->add_flag("-f,--force", force, "overwrite an existing file");
-    set(put, [&] {
-      mr::dfs::PutOptions o;
-      o.replication = replication;
-      o.overwrite = force;
-      if (!block_size.empty()) {
-        auto b = mr::tools::ParseBytes(block_size);
-        if (!b.ok()) return Fail(b.status(), 2);
-        o.block_size = *b;
-      }
-      std::vector<std::string> locals(args.begin(), args.end() - 1);
-      return WithClient(target, [&](auto& c) { return Put(c, locals, args.back(), o); });
-    });
-  }
-  {
-    auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's parts, concatenated) to a local file");
-    static std::string src, dst;
-    get->add_option("DFSPATH", src)->required();
-    get->add_option("LOCAL", dst)->required();
-    set(get, [&] { return WithClient(target, [&](auto& c) { return Get(c, src, dst); }); });
-  }
-  {
-    auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
-    static std::string path;
-    cat->add_option("PATH", path)->required();
-    set(cat, [&] {
-      return WithClient(target, [&](auto& c) {
-        return Cat(c, path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
-      });
-    });
-  }
-  {
-    auto* ls = dfs->add_subcommand("ls", "list a directory");
-    static std::string path = "/";
-    static bool as_json = false;
-    ls->add_option("PATH", path);
-    ls->add_flag("--json", as_json, "print JSON");
-    set(ls, [&] { return WithClient(target, [&](auto& c) { return Ls(c, path, as_json); }); });
-  }
-  {
-    auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
-    static std::string path;
-    static bool recursive = false;
-    rm->add_option("PATH", path)->required();
-    rm->add_flag("-r,--recursive", recursive, "remove a non-empty directory and everything in it");
-    set(rm, [&] { return WithClient(target, [&](auto& c) { return c.Delete(path, recursive); }); });
-  }
-  {
-    auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
-    static std::string path;
-    static bool parents = false;
-    mkdir->add_option("PATH", path)->required();
-    mkdir->add_flag("-p,--parents", parents, "make parents as needed; no error if it exists");
-    set(mkdir, [&] { return WithClient(target, [&](auto& c) { return c.Mkdir(path, parents); }); });
-  }
-  {
-    auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
-    static std::string path;
-    static bool as_json = false;
-    stat->add_option("PATH", path)->required();
-    stat->add_flag("--json", as_json, "print JSON");
-    set(stat, [&] { return WithClient(target, [&](auto& c) { return StatCmd(c, path, as_json); }); });
-  }
   auto* cluster = app.add_subcommand("cluster", "the cluster")->require_subcommand(1);
-  {
-    auto* status = cluster->add_subcommand("status", "workers, datacenters, slots, liveness, blocks, disk");
-    static bool as_json = false;
-    status->add_flag("--json", as_json, "print JSON");
-    set(status, [&] { return WithClient(target, [&](auto& c) { return ClusterStatus(c, as_json); }); });
-  }
-  {
-    auto* gen = app.add_subcommand("gen", "generate deterministic test data: text, web or dna");
-    static std::string kind, size, out;
-    static uint64_t seed = 1;
-    gen->add_option("KIND", kind, "text | web | dna")->required();
-    gen->add_option("OUT", out, "output file")->required();
-    gen->add_option("--size", size, "bytes, e.g. 100M")->required();
-    gen->add_option("--seed", seed, "random seed")->capture_default_str();
-    set(gen, [&] { return Gen(kind, size, seed, out); });
-  }
+  auto* status = cluster->add_subcommand("status", "workers, datacenters, slots, liveness, blocks, disk");
+  status->add_flag("--json", o.json, "print JSON");
+  status->callback([&] {
+    action = [&o] { return WithClient(o.target, [&](auto& c) { return ClusterStatus(c, o.json); }); };
+  });
+
+  auto* gen = app.add_subcommand("gen", "generate deterministic test data: text, web or dna");
+  gen->add_option("KIND", o.gen_kind, "text | web | dna")->required();
+  gen->add_option("OUT", o.gen_out, "output file")->required();
+  gen->add_option("--size", o.gen_size, "bytes, e.g. 100M")->required();
+  gen->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  gen->callback([&] { action = [&o] { return Gen(o.gen_kind, o.gen_size, o.seed, o.gen_out); }; });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
