@@ -4,7 +4,8 @@
 // table (ReadCluster, ReadMaster, ...), rejecting unknown keys, wrong types and
 // out-of-range values as it goes. The second (Validate) checks rules that span
 // tables: the frame size against the chunk size, unique worker ids and
-// addresses, and the secret a public master address needs. Every message
+// addresses, the secret any non-loopback listener needs, and the heartbeat
+// against the RPC timeout. Every message
 // names the key by its full path ("dfs.skewed.hot_node_fraction",
 // "worker[2].map_slots"; worker indices count from 0), and the caller prefixes
 // the origin.

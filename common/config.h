@@ -3,7 +3,8 @@
 // The structs below map one to one onto the file's tables and keys;
 // docs/config.md is written from them. Every field says its effect and its
 // default. LoadClusterConfig() rejects unknown keys, wrong types, duplicate
-// worker ids or addresses, and a public master address without a secret, with
+// worker ids or addresses, any non-loopback listener (master or worker)
+// without a secret, and a heartbeat interval over half of rpc_timeout_ms, with
 // one line naming the offending key.
 //
 // Thread-compatible plain data.

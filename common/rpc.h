@@ -187,7 +187,10 @@ class RpcServer {
 };
 
 // Runs `fn` to completion on a fresh io_context in this thread (for mrctl and
-// tests). Exceptions become Internal.
+// tests). Exceptions become Internal. Anything that holds a socket (a
+// Connection, a DfsClient) must be created inside `fn`: the io_context is
+// destroyed when RunSync returns, and a socket outliving it is a
+// use-after-free.
 Status RunSync(std::function<awaitable<Status>()> fn);
 
 }  // namespace mr

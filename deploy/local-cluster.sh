@@ -47,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option '$1'" ;;
   esac
 done
+# Absolute, so the command lines recorded at start match later from anywhere.
+DIR="$(realpath -m "$DIR")"
 for v in workers dcs racks block_size replication hb_ms; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
 done

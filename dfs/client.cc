@@ -346,6 +346,10 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
     }
     if (chunk.last()) break;
   }
+  if (*offset < end) {
+    co_return Status::Corruption("replica ended at offset " + std::to_string(next) + ", before " +
+                                 std::to_string(end));
+  }
   co_return Status::OK();
 }
 

@@ -86,7 +86,7 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(hwm.c_str(), &end, 10);
-    if (hwm.empty() || *end != '\0' || errno != 0) {
+    if (hwm.empty() || hwm[0] < '0' || hwm[0] > '9' || *end != '\0' || errno != 0) {
       return Status::Corruption("namespace database: bad block-id mark '" + hwm + "'");
     }
     ns->next_block_id_ = ns->block_id_limit_ = v;

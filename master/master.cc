@@ -110,6 +110,7 @@ Status Master::Start() {
   RegisterHandlers();
   MR_RETURN_IF_ERROR(server_->Listen(config_.master.address));
   server_->Start();
+  started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
   spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}')",
                config_.cluster.name, config_.master.address.host, server_->port(),
@@ -240,6 +241,12 @@ void Master::CheckLiveness() {
 // for, from a live replica to nodes chosen by the placement policy.
 void Master::ScheduleReplication() {
   const auto now = Clock::now();
+  // Right after a start, workers are still sending their block reports: a
+  // block may look under-replicated only because its holders have not
+  // registered yet. Wait as long as it takes to declare a worker dead.
+  const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
+                                               config_.cluster.dead_after_missed_heartbeats);
+  if (now - started_ < grace) return;
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
   for (auto& [id, b] : blocks_) {
     if (b.complete && static_cast<int>(b.replicas.size()) > b.replication) TrimReplicas(id, b);
@@ -268,8 +275,8 @@ void Master::ScheduleReplication() {
     for (const auto& t : *targets) *cmd.add_targets() = Location(t);
     workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
     // If the copy fails (a target dies, say), order another after a while.
-    b.replication_retry = now + std::chrono::milliseconds(
-                                    std::max(10 * config_.cluster.heartbeat_interval_ms, 5000));
+    b.replication_retry =
+        now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
     spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
                  b.replication, b.replicas.front(), (*targets)[0]);
   }
@@ -474,6 +481,13 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   for (const auto& [id, lease] : leases_) {
     if (lease->path == path) return Status::AlreadyExists("'" + path + "' is being written by another client");
   }
+  // Fail now, not after the data is sent, if an ancestor is a file.
+  for (std::string p = dfs::ParentPath(path); p != "/"; p = dfs::ParentPath(p)) {
+    auto ancestor = namespace_->Lookup(p);
+    if (ancestor.ok() && ancestor->kind() == pb::INode::FILE) {
+      return Status::FailedPrecondition("'" + p + "' is a file, not a directory");
+    }
+  }
   const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
   const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
   if (block_size % dfs::kChecksumChunkBytes != 0) {
@@ -577,7 +591,8 @@ void Master::DropLease(uint64_t lease_id) {
 }
 
 void Master::ExpireLeases() {
-  const auto limit = std::chrono::milliseconds(std::max(60000, 2 * config_.cluster.rpc_timeout_ms));
+  const auto limit =
+      std::chrono::milliseconds(std::max<int64_t>(60000, 2 * int64_t{config_.cluster.rpc_timeout_ms}));
   std::vector<uint64_t> expired;
   for (const auto& [id, lease] : leases_) {
     if (Clock::now() - lease->last_activity > limit) expired.push_back(id);

@@ -97,6 +97,7 @@ class Master {
   std::unordered_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
+  std::chrono::steady_clock::time_point started_;
   bool stopped_ = false;
 };
 

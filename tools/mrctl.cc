@@ -69,8 +69,12 @@ struct Target {
 // Runs `body` with a connected client; maps failures to exit codes.
 int WithClient(Target& target, std::function<mr::awaitable<Status>(mr::dfs::DfsClient&)> body) {
   if (Status s = target.Resolve(); !s.ok()) return Fail(s, 2);
-  mr::dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
-  Status s = mr::RunSync([&]() -> mr::awaitable<Status> { co_return co_await body(client); });
+  // The client (and its sockets) lives inside the coroutine, so it is gone
+  // before RunSync's io_context is destroyed.
+  Status s = mr::RunSync([&]() -> mr::awaitable<Status> {
+    mr::dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
+    co_return co_await body(client);
+  });
   return s.ok() ? 0 : Fail(s);
 }
 

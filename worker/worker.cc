@@ -205,7 +205,8 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   // Frames carry whole 64 KiB chunks so the reader can verify every byte:
   // the end is rounded up to a chunk boundary (or the block's end) and the
   // reader trims what it did not ask for.
-  const int64_t asked = req.length() < 0 ? *length : std::min(*length, req.offset() + req.length());
+  const int64_t asked =
+      req.length() < 0 ? *length : req.offset() + std::min(req.length(), *length - req.offset());
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t end = std::min(*length, (asked + chunk_bytes - 1) / chunk_bytes * chunk_bytes);
   pb::ReadBlockReply header;

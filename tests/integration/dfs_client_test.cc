@@ -22,9 +22,13 @@ class DfsClientTest : public ::testing::Test {
 
   // Runs `body` with a client connected to the cluster.
   Status WithClient(std::function<awaitable<Status>(dfs::DfsClient&)> body) {
-    dfs::DfsClient client(config_.master.address, RpcOptions::FromConfig(config_, "test"),
-                          config_.dfs.transfer_chunk_bytes);
-    return RunSync([&]() -> awaitable<Status> { co_return co_await body(client); });
+    // The client lives inside the coroutine: its sockets must not outlive
+    // RunSync's io_context.
+    return RunSync([&]() -> awaitable<Status> {
+      dfs::DfsClient client(config_.master.address, RpcOptions::FromConfig(config_, "test"),
+                            config_.dfs.transfer_chunk_bytes);
+      co_return co_await body(client);
+    });
   }
 
   std::unique_ptr<LocalCluster> cluster_;
