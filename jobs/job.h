@@ -1,0 +1,146 @@
+// The job API: what a MapReduce job is. Start here to write a job
+// (docs/writing-a-job.md teaches from jobs/wordcount.cc).
+//
+// A job is a class derived from Job, registered by name: its file defines a
+// JobInfo and jobs/registry.cc lists it (see JobInfo below).
+// The framework makes a fresh instance for every task, so members may hold
+// per-task state. For a map task it calls
+//     Configure(params) → Map(line, info, out) for each line of the split, in order → FinishMap(out)
+// and for a reduce task
+//     Configure(params) → Reduce(key, values, out) for each key, in bytewise key order → FinishReduce(out)
+// The combiner, when the job has one, runs inside the map task on sorted
+// runs of map output, before they are spilled.
+//
+// Lines: the input is read as lines ending in '\n' (the '\n' is not part of
+// the line; a final line without '\n' counts). A map task reads the lines
+// that *start* in its split, as Hadoop's LineRecordReader does: it skips the
+// partial first line unless the split starts the file, and reads past the
+// split's end to finish its last line. A job that needs context after its
+// last line (Permu) asks for lookahead_lines(): that many further lines are
+// passed with info.in_split == false.
+//
+// Keys and values are byte strings. Map output is partitioned by
+// Partition(), sorted bytewise by key within each partition, and each reduce
+// task sees its keys in that order. Final output is written by WriteOutput()
+// into part files.
+//
+// Thread-compatible: one instance is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace mr::jobs {
+
+// Receives output pairs from Map, Combine and Reduce. Emit copies what it
+// needs before it returns, so key and value may point into the line or into
+// the job's own scratch buffers.
+class Emitter {
+ public:
+  virtual ~Emitter() = default;
+  virtual void Emit(std::string_view key, std::string_view value) = 0;
+};
+
+// The values of one key, consumed once, in no defined order.
+class ValueStream {
+ public:
+  virtual ~ValueStream() = default;
+  // The next value (valid until the next call), or false at the end.
+  virtual bool Next(std::string_view* value) = 0;
+};
+
+// Where a line comes from.
+struct LineInfo {
+  std::string_view file;  // DFS path of the input file (a directory input has many)
+  int64_t offset = 0;     // byte offset of the line's first byte in the file
+  bool in_split = true;   // false only for lookahead lines (see lookahead_lines())
+};
+
+using Params = std::map<std::string, std::string>;
+
+// A parameter a job accepts, for `mrctl jobs` and validation.
+// A parameter is required when its default_value is empty and its help
+// starts with "required" (e.g. Grep's pattern): ResolveParams() rejects a
+// missing or empty value for it.
+struct ParamSpec {
+  std::string name;
+  std::string default_value;
+  std::string help;
+};
+
+class Job {
+ public:
+  virtual ~Job() = default;
+
+  // Called first, with the job's --param values (already checked against
+  // params(): unknown names never arrive). InvalidArgument for a bad value.
+  virtual Status Configure(const Params& params) { return Status::OK(); }
+
+  // Called once per line of the split, in file order.
+  virtual void Map(std::string_view line, const LineInfo& info, Emitter& out) = 0;
+  // Called after the last line of the split (and lookahead).
+  virtual void FinishMap(Emitter& out) {}
+
+  // Called once per key, keys in bytewise order.
+  virtual void Reduce(std::string_view key, ValueStream& values, Emitter& out) = 0;
+  virtual void FinishReduce(Emitter& out) {}
+
+  // The combiner: like Reduce, run on map output before the shuffle. Only
+  // called when has_combiner() is true; its output must be valid Reduce input.
+  virtual bool has_combiner() const { return false; }
+  virtual void Combine(std::string_view key, ValueStream& values, Emitter& out) {
+    Reduce(key, values, out);
+  }
+
+  // Which of `reducers` (≥ 1) reduce tasks receives `key`. Default: a hash
+  // of the key (XXH3-64 mod reducers), stable across machines.
+  virtual int Partition(std::string_view key, int reducers) const;
+
+  // Lines after the split's last line to pass with in_split == false.
+  virtual int lookahead_lines() const { return 0; }
+
+  // Appends one output record to `out`. Default: key '\t' value '\n'.
+  virtual void WriteOutput(std::string_view key, std::string_view value, std::string* out) const;
+
+  // Planning before any task runs (e.g. Sort's split points), given up to a
+  // few thousand sample lines from across the input and the number of
+  // reducers. May add entries to `params`, which then reach Configure() of
+  // every task. Default: nothing.
+  virtual Status Plan(const std::vector<std::string>& sample_lines, int reducers, Params* params) {
+    return Status::OK();
+  }
+};
+
+// What the registry knows about a job. Each job file defines one JobInfo
+// (e.g. kWordCountJob in jobs/wordcount.cc), and jobs/registry.cc lists them
+// all: adding a job means adding one line there (and the file to
+// jobs/CMakeLists.txt).
+struct JobInfo {
+  std::string name;              // "wordcount", "grep", ...
+  std::string description;       // one line
+  std::vector<ParamSpec> params;
+  // A digest of the job's source file, computed at build time (JoSS Fig. 4
+  // line 1: the hash of J's executable code). From jobs/code_hashes.h.
+  std::string code_hash;
+  std::unique_ptr<Job> (*make)();
+};
+
+// Every registered job, sorted by name.
+const std::vector<const JobInfo*>& RegisteredJobs();
+// The job named `name`, or nullptr.
+const JobInfo* FindJob(std::string_view name);
+// The params with defaults filled in. InvalidArgument for an unknown name,
+// listing the job's parameters.
+Result<Params> ResolveParams(const JobInfo& info, const Params& params);
+// A fresh, configured instance: FindJob + ResolveParams + make() +
+// Configure(). InvalidArgument for an unknown job (listing the valid ones) or
+// a bad parameter.
+Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params);
+
+}  // namespace mr::jobs

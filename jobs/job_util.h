@@ -1,0 +1,67 @@
+// Small helpers the built-in jobs share: the word splitter, summing counts,
+// boolean parameters. Internal to jobs/.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "jobs/job.h"
+
+namespace mr::jobs {
+
+// The bytes that separate words: ASCII space, \t, \n, \r, \f and \v (the
+// C locale's isspace). Bytes >= 0x80 (UTF-8, e.g. a no-break space) are
+// never separators.
+inline bool IsWordSeparator(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// Calls fn(word) for each maximal run of non-separator bytes of `line`, left
+// to right.
+template <typename Fn>
+void ForEachWord(std::string_view line, Fn&& fn) {
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && IsWordSeparator(line[i])) ++i;
+    size_t start = i;
+    while (i < line.size() && !IsWordSeparator(line[i])) ++i;
+    if (i > start) fn(line.substr(start, i - start));
+  }
+}
+
+// The sum of decimal counts, as Map and Combine emit them. A value that is
+// not a decimal integer adds nothing (jobs only sum values they wrote).
+inline int64_t SumCounts(ValueStream& values) {
+  int64_t sum = 0;
+  std::string_view v;
+  while (values.Next(&v)) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc() && end == v.data() + v.size()) sum += n;
+  }
+  return sum;
+}
+
+// Parameter `name`, or "" when it is absent. ResolveParams() fills in
+// defaults, but a job must not throw (std::map::at) for a caller that
+// skipped it.
+inline std::string GetParam(const Params& params, const std::string& name) {
+  auto it = params.find(name);
+  return it == params.end() ? std::string() : it->second;
+}
+
+// Parameter `name` as a boolean: "true" or "false". A missing parameter is
+// `fallback`; anything else is InvalidArgument.
+inline Result<bool> ParseBoolParam(const Params& params, const std::string& name, bool fallback) {
+  auto it = params.find(name);
+  if (it == params.end()) return fallback;
+  if (it->second == "true") return true;
+  if (it->second == "false") return false;
+  return Status::InvalidArgument("parameter '" + name + "' must be true or false, not '" +
+                                 it->second + "'");
+}
+
+}  // namespace mr::jobs

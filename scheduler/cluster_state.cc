@@ -1,0 +1,290 @@
+// ClusterState: the host's mutations keep every count consistent with the
+// task states (tests/scheduler/cluster_state_test.cc checks them after each
+// transition). A broken precondition is a bug in the host, not a runtime
+// condition, so it aborts with a message naming the call.
+#include "scheduler/cluster_state.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace mr::sched {
+namespace {
+
+[[noreturn]] void Die(const char* call, const std::string& why) {
+  std::cerr << "ClusterState::" << call << ": " << why << " (a bug in the scheduler host)\n";
+  std::abort();
+}
+
+std::string Task(JobId job, int32_t index) {
+  return "job " + std::to_string(job) + " task " + std::to_string(index);
+}
+
+}  // namespace
+
+const char* LocalityName(Locality l) {
+  switch (l) {
+    case Locality::kNode:
+      return "node";
+    case Locality::kRack:
+      return "rack";
+    case Locality::kDatacenter:
+      return "datacenter";
+    case Locality::kOffDatacenter:
+      return "off-datacenter";
+  }
+  return "unknown";
+}
+
+// Hop counts unless the host set a matrix; a node added after the matrix
+// (outside it) falls back to hop counts.
+double ClusterState::Distance(NodeId from, NodeId to) const {
+  const size_t f = static_cast<size_t>(from), t = static_cast<size_t>(to);
+  if (f < distances_.size() && t < distances_[f].size()) return distances_[f][t];
+  if (from == to) return 0;
+  const Node& a = node(from);
+  const Node& b = node(to);
+  if (a.datacenter != b.datacenter) return 4;
+  if (a.rack >= 0 && a.rack == b.rack) return 1;
+  return 2;
+}
+
+// The best level over the replicas. A split with no replicas is
+// off-datacenter, as Hadoop counts a map with no location as off-switch.
+Locality ClusterState::LocalityOf(NodeId id, const std::vector<NodeId>& replicas) const {
+  const Node& n = node(id);
+  Locality best = Locality::kOffDatacenter;
+  for (NodeId r : replicas) {
+    if (r == id) return Locality::kNode;
+    const Node& m = node(r);
+    if (n.rack >= 0 && m.rack == n.rack) {
+      best = Locality::kRack;
+    } else if (m.datacenter == n.datacenter && best == Locality::kOffDatacenter) {
+      best = Locality::kDatacenter;
+    }
+  }
+  return best;
+}
+
+// Slots of live nodes only (Hadoop's ClusterStatus counts live trackers).
+int ClusterState::total_map_slots() const {
+  int total = 0;
+  for (const Node& n : nodes_) total += n.live ? n.map_slots : 0;
+  return total;
+}
+
+int ClusterState::total_reduce_slots() const {
+  int total = 0;
+  for (const Node& n : nodes_) total += n.live ? n.reduce_slots : 0;
+  return total;
+}
+
+// Rack ids are cluster-wide: a rack lies in one datacenter.
+NodeId ClusterState::AddNode(const std::string& name, int32_t datacenter, int32_t rack,
+                             int map_slots, int reduce_slots) {
+  if (datacenter < 0) Die("AddNode", name + ": negative datacenter");
+  if (map_slots < 0 || reduce_slots < 0) Die("AddNode", name + ": negative slots");
+  if (rack < -1) Die("AddNode", name + ": rack must be -1 (none) or a rack index");
+  for (const Node& other : nodes_) {
+    if (rack >= 0 && other.rack == rack && other.datacenter != datacenter) {
+      Die("AddNode", name + ": rack " + std::to_string(rack) + " is already in datacenter " +
+                         std::to_string(other.datacenter));
+    }
+  }
+  Node n;
+  n.id = static_cast<NodeId>(nodes_.size());
+  n.name = name;
+  n.datacenter = datacenter;
+  n.rack = rack;
+  n.map_slots = map_slots;
+  n.reduce_slots = reduce_slots;
+  nodes_.push_back(std::move(n));
+  datacenters_ = std::max(datacenters_, datacenter + 1);
+  if (rack >= 0) has_racks_ = true;
+  return nodes_.back().id;
+}
+
+// Only the flag: the host fails the node's tasks (FailMap, FailReduce,
+// RedoMap) itself, then tells the policy (OnNodeLost).
+void ClusterState::SetLive(NodeId id, bool live) {
+  if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) Die("SetLive", "unknown node");
+  nodes_[static_cast<size_t>(id)].live = live;
+}
+
+void ClusterState::SetDistances(std::vector<std::vector<double>> matrix) {
+  for (const auto& row : matrix) {
+    if (row.size() != matrix.size()) Die("SetDistances", "the matrix must be square");
+  }
+  distances_ = std::move(matrix);
+}
+
+JobId ClusterState::AddJob(Job job) {
+  job.id = static_cast<JobId>(jobs_.size());
+  if (job.done || job.finished_maps || job.finished_reduces || job.running_maps ||
+      job.running_reduces) {
+    Die("AddJob", "job " + job.name + " must be new (no counts, not done)");
+  }
+  for (size_t i = 0; i < job.maps.size(); ++i) {
+    MapTask& m = job.maps[i];
+    m.index = static_cast<int32_t>(i);
+    if (m.state != TaskState::kPending || m.node != kNoNode) Die("AddJob", "maps must be pending");
+    for (NodeId r : m.replicas) {
+      if (r < 0 || static_cast<size_t>(r) >= nodes_.size()) {
+        Die("AddJob", Task(job.id, m.index) + " names unknown replica node " + std::to_string(r));
+      }
+    }
+  }
+  for (size_t i = 0; i < job.reduces.size(); ++i) {
+    ReduceTask& r = job.reduces[i];
+    r.index = static_cast<int32_t>(i);
+    if (r.state != TaskState::kPending || r.node != kNoNode) {
+      Die("AddJob", "reduces must be pending");
+    }
+  }
+  active_.push_back(job.id);
+  jobs_.push_back(std::move(job));
+  return jobs_.back().id;
+}
+
+namespace {
+
+Job& CheckJob(std::vector<Job>& jobs, const char* call, JobId id) {
+  if (id < 0 || static_cast<size_t>(id) >= jobs.size()) Die(call, "unknown job");
+  Job& j = jobs[static_cast<size_t>(id)];
+  if (j.done) Die(call, "job " + std::to_string(id) + " is finished");
+  return j;
+}
+
+template <typename T>
+T& CheckTask(std::vector<T>& tasks, const char* call, JobId job, int32_t index, TaskState want) {
+  if (index < 0 || static_cast<size_t>(index) >= tasks.size()) {
+    Die(call, Task(job, index) + " does not exist");
+  }
+  T& t = tasks[static_cast<size_t>(index)];
+  static const char* kNames[] = {"pending", "running", "done"};
+  if (t.state != want) {
+    Die(call, Task(job, index) + " is " + kNames[static_cast<int>(t.state)] + ", not " +
+                  kNames[static_cast<int>(want)]);
+  }
+  return t;
+}
+
+void AddFailedOn(std::vector<NodeId>& failed_on, NodeId node) {
+  if (std::find(failed_on.begin(), failed_on.end(), node) == failed_on.end()) {
+    failed_on.push_back(node);
+  }
+}
+
+}  // namespace
+
+void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id) {
+  Job& job = CheckJob(jobs_, "LaunchMap", job_id);
+  MapTask& m = CheckTask(job.maps, "LaunchMap", job_id, index, TaskState::kPending);
+  if (node_id < 0 || static_cast<size_t>(node_id) >= nodes_.size()) {
+    Die("LaunchMap", "unknown node");
+  }
+  Node& n = nodes_[static_cast<size_t>(node_id)];
+  if (n.free_map_slots() <= 0) Die("LaunchMap", n.name + " has no free map slot (or is not live)");
+  m.state = TaskState::kRunning;
+  m.node = node_id;
+  ++m.attempts;
+  m.bytes_read = 0;
+  m.partition_bytes.clear();
+  ++job.running_maps;
+  ++n.running_maps;
+}
+
+void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id) {
+  Job& job = CheckJob(jobs_, "LaunchReduce", job_id);
+  ReduceTask& r = CheckTask(job.reduces, "LaunchReduce", job_id, index, TaskState::kPending);
+  if (!job.reduces_may_start()) Die("LaunchReduce", Task(job_id, index) + " before slow-start");
+  if (node_id < 0 || static_cast<size_t>(node_id) >= nodes_.size()) {
+    Die("LaunchReduce", "unknown node");
+  }
+  Node& n = nodes_[static_cast<size_t>(node_id)];
+  if (n.free_reduce_slots() <= 0) {
+    Die("LaunchReduce", n.name + " has no free reduce slot (or is not live)");
+  }
+  r.state = TaskState::kRunning;
+  r.node = node_id;
+  ++r.attempts;
+  ++job.running_reduces;
+  ++n.running_reduces;
+}
+
+// The locality is the node the map ran on against its replicas at the end.
+void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms) {
+  Job& job = CheckJob(jobs_, "FinishMap", job_id);
+  MapTask& m = CheckTask(job.maps, "FinishMap", job_id, index, TaskState::kRunning);
+  if (!(run_ms >= 0)) Die("FinishMap", "run_ms must be >= 0");
+  m.state = TaskState::kDone;
+  --job.running_maps;
+  ++job.finished_maps;
+  --nodes_[static_cast<size_t>(m.node)].running_maps;
+  const int level = static_cast<int>(LocalityOf(m.node, m.replicas));
+  const int64_t n = ++measurements_.map_samples[level];
+  measurements_.avg_map_ms[level] +=
+      (run_ms - measurements_.avg_map_ms[level]) / static_cast<double>(n);
+}
+
+void ClusterState::FinishReduce(JobId job_id, int32_t index) {
+  Job& job = CheckJob(jobs_, "FinishReduce", job_id);
+  ReduceTask& r = CheckTask(job.reduces, "FinishReduce", job_id, index, TaskState::kRunning);
+  r.state = TaskState::kDone;
+  --job.running_reduces;
+  ++job.finished_reduces;
+  --nodes_[static_cast<size_t>(r.node)].running_reduces;
+}
+
+void ClusterState::FailMap(JobId job_id, int32_t index) {
+  Job& job = CheckJob(jobs_, "FailMap", job_id);
+  MapTask& m = CheckTask(job.maps, "FailMap", job_id, index, TaskState::kRunning);
+  AddFailedOn(m.failed_on, m.node);
+  --nodes_[static_cast<size_t>(m.node)].running_maps;
+  --job.running_maps;
+  m.state = TaskState::kPending;
+  m.node = kNoNode;
+}
+
+void ClusterState::FailReduce(JobId job_id, int32_t index) {
+  Job& job = CheckJob(jobs_, "FailReduce", job_id);
+  ReduceTask& r = CheckTask(job.reduces, "FailReduce", job_id, index, TaskState::kRunning);
+  AddFailedOn(r.failed_on, r.node);
+  --nodes_[static_cast<size_t>(r.node)].running_reduces;
+  --job.running_reduces;
+  r.state = TaskState::kPending;
+  r.node = kNoNode;
+}
+
+// Not a failure of the map itself: failed_on is left alone.
+void ClusterState::RedoMap(JobId job_id, int32_t index) {
+  Job& job = CheckJob(jobs_, "RedoMap", job_id);
+  MapTask& m = CheckTask(job.maps, "RedoMap", job_id, index, TaskState::kDone);
+  --job.finished_maps;
+  m.state = TaskState::kPending;
+  m.node = kNoNode;
+}
+
+// A job may finish with tasks outstanding (the host killed it): their
+// attempts are gone, so they free their slots and read as pending.
+void ClusterState::FinishJob(JobId job_id) {
+  Job& job = CheckJob(jobs_, "FinishJob", job_id);
+  for (MapTask& m : job.maps) {
+    if (m.state != TaskState::kRunning) continue;
+    --nodes_[static_cast<size_t>(m.node)].running_maps;
+    m.state = TaskState::kPending;
+    m.node = kNoNode;
+  }
+  for (ReduceTask& r : job.reduces) {
+    if (r.state != TaskState::kRunning) continue;
+    --nodes_[static_cast<size_t>(r.node)].running_reduces;
+    r.state = TaskState::kPending;
+    r.node = kNoNode;
+  }
+  job.running_maps = 0;
+  job.running_reduces = 0;
+  job.done = true;
+  active_.erase(std::find(active_.begin(), active_.end(), job_id));
+}
+
+}  // namespace mr::sched

@@ -1,0 +1,165 @@
+// ClusterState: everything a scheduling policy may read, owned by its host
+// (the master, or mr-sim). Start here, then scheduler.h.
+//
+// The host creates nodes and jobs, and moves tasks through their states;
+// policies read it through `const ClusterState&` and change it only by
+// asking the host to launch a task (Scheduler::Assign's Launcher), which
+// updates the state at once, so a policy never sees a task it has just
+// launched as pending.
+//
+// Node, job and task ids are dense indexes (vectors, not maps): a heartbeat
+// decision over 500 nodes and 20,000 pending tasks must take microseconds.
+//
+// No I/O, no clock, no threads. Not thread-safe: one host thread.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace mr::sched {
+
+using NodeId = int32_t;
+using JobId = int32_t;
+using TimeMs = int64_t;  // host-supplied time; the policy never reads a clock
+
+inline constexpr NodeId kNoNode = -1;
+
+// Locality of a map task placed on a node (JoSS: VPS-locality, Cen-locality,
+// off-Cen). kRack only where racks are configured.
+enum class Locality : int8_t { kNode = 0, kRack = 1, kDatacenter = 2, kOffDatacenter = 3 };
+const char* LocalityName(Locality l);
+
+struct Node {
+  NodeId id = kNoNode;
+  std::string name;            // worker id from the cluster file
+  int32_t datacenter = 0;      // dense datacenter index
+  int32_t rack = -1;           // dense rack index, -1 when racks are not configured
+  int map_slots = 0;
+  int reduce_slots = 0;
+  int running_maps = 0;        // maintained by the host
+  int running_reduces = 0;
+  bool live = true;
+  int free_map_slots() const { return live ? map_slots - running_maps : 0; }
+  int free_reduce_slots() const { return live ? reduce_slots - running_reduces : 0; }
+};
+
+enum class TaskState : int8_t { kPending = 0, kRunning = 1, kDone = 2 };
+
+struct MapTask {
+  int32_t index = 0;
+  uint64_t block = 0;          // DFS block id of the split
+  int64_t bytes = 0;           // split size
+  std::vector<NodeId> replicas;
+  TaskState state = TaskState::kPending;
+  NodeId node = kNoNode;       // where it runs or ran (kDone: where its output lives)
+  int attempts = 0;            // launches so far
+  std::vector<NodeId> failed_on;
+  // Progress reported by the running attempt (Shen Eq. 3 estimates from it).
+  int64_t bytes_read = 0;
+  std::vector<int64_t> partition_bytes;  // output so far, per reduce partition
+};
+
+struct ReduceTask {
+  int32_t index = 0;
+  TaskState state = TaskState::kPending;
+  NodeId node = kNoNode;
+  int attempts = 0;
+  std::vector<NodeId> failed_on;
+};
+
+struct Job {
+  JobId id = 0;
+  std::string name;            // job name: "wordcount"
+  std::string code_hash;       // JoSS Fig. 4: identity of the job's code
+  std::string input_type;      // "text", "web", "dna"
+  std::string pool;            // Fair pool / Capacity queue; "default"
+  std::string user;
+  int priority = 0;            // higher first (Hadoop VERY_HIGH = 2 … VERY_LOW = -2)
+  TimeMs submit_ms = 0;
+  int64_t input_bytes = 0;
+  // Average filtering percentage of earlier jobs with this (code_hash,
+  // input_type) (JoSS Fig. 4 "H"); NaN when unknown.
+  double known_fp = std::numeric_limits<double>::quiet_NaN();
+  double slowstart = 0.05;     // reduces may start after this fraction of maps finished
+  std::vector<MapTask> maps;
+  std::vector<ReduceTask> reduces;
+  int finished_maps = 0;       // maintained by the host
+  int finished_reduces = 0;
+  int running_maps = 0;
+  int running_reduces = 0;
+  bool done = false;
+
+  bool has_fp() const { return !std::isnan(known_fp); }
+  int pending_maps() const { return static_cast<int>(maps.size()) - finished_maps - running_maps; }
+  int pending_reduces() const {
+    return static_cast<int>(reduces.size()) - finished_reduces - running_reduces;
+  }
+  // Hadoop's slow-start rule: reduces may launch once this many maps finished.
+  bool reduces_may_start() const {
+    return finished_maps >= static_cast<int>(std::ceil(slowstart * static_cast<double>(maps.size())));
+  }
+};
+
+// Measured statistics a policy may use.
+struct Measurements {
+  // Average run time of map tasks by locality (Pandas' slowdown, Eq. 1); 0
+  // until measured.
+  double avg_map_ms[4] = {0, 0, 0, 0};
+  int64_t map_samples[4] = {0, 0, 0, 0};
+};
+
+class ClusterState {
+ public:
+  // Topology.
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(NodeId id) const { return nodes_[static_cast<size_t>(id)]; }
+  int datacenters() const { return datacenters_; }
+  bool has_racks() const { return has_racks_; }
+  // Cost of moving data from `from` to `to`: 0 same node, 1 same rack, 2
+  // same datacenter, 4 another datacenter (hop counts), unless the host set
+  // a measured matrix with SetDistances().
+  double Distance(NodeId from, NodeId to) const;
+  Locality LocalityOf(NodeId node, const std::vector<NodeId>& replicas) const;
+
+  // Jobs, in submission order; finished jobs stay (done == true).
+  const std::vector<Job>& jobs() const { return jobs_; }
+  const Job& job(JobId id) const { return jobs_[static_cast<size_t>(id)]; }
+  // Ids of unfinished jobs, in submission order.
+  const std::vector<JobId>& active_jobs() const { return active_; }
+
+  const Measurements& measurements() const { return measurements_; }
+  int total_map_slots() const;
+  int total_reduce_slots() const;
+
+  // ---- Mutations: the host only. ----
+  NodeId AddNode(const std::string& name, int32_t datacenter, int32_t rack, int map_slots,
+                 int reduce_slots);
+  void SetLive(NodeId node, bool live);
+  void SetDistances(std::vector<std::vector<double>> matrix);
+  JobId AddJob(Job job);  // job.id is assigned
+  void LaunchMap(JobId job, int32_t index, NodeId node);
+  void LaunchReduce(JobId job, int32_t index, NodeId node);
+  void FinishMap(JobId job, int32_t index, double run_ms);
+  void FinishReduce(JobId job, int32_t index);
+  // A failed or lost attempt: the task is pending again.
+  void FailMap(JobId job, int32_t index);
+  void FailReduce(JobId job, int32_t index);
+  // A finished map whose output was on a lost node must run again.
+  void RedoMap(JobId job, int32_t index);
+  void FinishJob(JobId job);
+  Job& mutable_job(JobId id) { return jobs_[static_cast<size_t>(id)]; }
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Job> jobs_;
+  std::vector<JobId> active_;
+  std::vector<std::vector<double>> distances_;
+  Measurements measurements_;
+  int datacenters_ = 0;
+  bool has_racks_ = false;
+};
+
+}  // namespace mr::sched

@@ -1,0 +1,111 @@
+// FifoPolicy: Hadoop MRv1's default scheduler, JobQueueTaskScheduler
+// (baselines.md §2), on the shared substrate of job_tasks.h (§1).
+//
+// Assumptions: every active job is RUNNING (jobs are initialised eagerly,
+// as with Hadoop's EagerTaskInitializationListener); the host hands out no
+// setup or cleanup tasks; no speculative execution (job_tasks.h).
+//
+// Job order (§2 "Job order"): priority, highest first; then submit time;
+// then job id. Recomputed at every heartbeat, so a priority change applies
+// at once.
+//
+// Per heartbeat from node T (§2 "Per-heartbeat procedure"):
+//   1. Load factors over the active jobs: mapLoad = Σ(maps − finished maps)
+//      / cluster map slots; reduceLoad likewise, counting only jobs past
+//      slow-start. Cluster slots and running tasks are those of live nodes,
+//      taken once at the start of the heartbeat.
+//   2. T's map cap = min(ceil(mapLoad × T.map_slots), T.map_slots);
+//      available = cap − T.running_maps. This spreads maps when the cluster
+//      is under-loaded.
+//   3. If available > 0: exceededMapPadding (below).
+//   4. Up to `available` times, walk the queue from its head:
+//      a. ObtainMap(T, kDatacenter) — node, then rack (with racks), then
+//         datacenter: Hadoop's obtainNewNodeOrRackLocalMapTask with rack =
+//         datacenter. Found: launch; if padding is exceeded, stop maps;
+//         else take the next slot, again from the head of the queue.
+//      b. Else ObtainNonLocalMap on the same job. Found: launch and stop
+//         maps for this heartbeat (at most one off-datacenter map, so T
+//         does not steal other nodes' local work).
+//      c. Else the next job. Consequences: strict FIFO — a head job with
+//         only remote work takes a remote slot before a later job gets a
+//         local one; T gets k local maps, or k local maps and 1 remote.
+//      A failed map is offered first by the substrate whatever its
+//      locality, so it comes through step a and does not end the loop (as
+//      in Hadoop).
+//   5. At most one reduce: available = min(min(ceil(reduceLoad ×
+//      T.reduce_slots), T.reduce_slots) − T.running_reduces, 1). If > 0,
+//      walk the jobs that have reduces, asking ObtainReduce (none before
+//      the job's slow-start); the first found is launched. A job that
+//      yields none while reduce padding is exceeded ends the walk, so under
+//      padding pressure only the head job is tried.
+//
+// Padding (§2 "Padding"): walk the queue accumulating needed += the job's
+// maps (or reduces); padding = min(T's slots of that kind, floor(needed ×
+// capacity_pad)) when more than min_cluster_size_for_padding nodes are
+// live, else 0; exceeded if running + padding ≥ capacity at any prefix.
+// Hadoop's quirk is reproduced on purpose: the walk skips jobs with no
+// reduces *for the map computation too*, so map-only jobs never count
+// toward map padding (and a queue of only map-only jobs never pads).
+//
+// Thread-compatible like every policy: the host calls it from one thread.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common/status.h"
+#include "scheduler/job_tasks.h"
+#include "scheduler/scheduler.h"
+
+namespace mr::sched {
+
+struct FifoOptions {
+  // Fraction of the queued jobs' tasks kept free for failures beyond the
+  // head job (mapred.jobtracker.taskalloc.capacitypad). In [0, 1].
+  // Default: 0.01.
+  double capacity_pad = 0.01;
+  // Padding applies only with more live nodes than this
+  // (MIN_CLUSTER_SIZE_FOR_PADDING). ≥ 0. Default: 3.
+  int min_cluster_size_for_padding = 3;
+};
+
+class FifoPolicy : public Scheduler {
+ public:
+  // InvalidArgument for options out of range.
+  static Result<std::unique_ptr<FifoPolicy>> Create(const FifoOptions& options);
+
+  const char* name() const override { return "fifo"; }
+  void OnJobAdded(const ClusterState& state, JobId job, TimeMs now) override;
+  void OnJobFinished(const ClusterState& state, JobId job, TimeMs now) override;
+  void OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
+                    TimeMs now) override;
+  void OnNodeLost(const ClusterState& state, NodeId node, TimeMs now) override;
+  void Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) override;
+
+ private:
+  // Cluster figures for one heartbeat, taken before any launch.
+  struct Snapshot {
+    int live_nodes = 0;
+    int map_capacity = 0, reduce_capacity = 0;
+    int running_maps = 0, running_reduces = 0;
+  };
+
+  explicit FifoPolicy(const FifoOptions& options) : options_(options) {}
+  void SortQueue(const ClusterState& state);
+  bool ExceededPadding(const ClusterState& state, const Snapshot& cluster, bool maps,
+                       int node_slots) const;
+  void AssignMaps(const ClusterState& state, const Snapshot& cluster, NodeId node,
+                  Launcher& launcher);
+  void AssignReduce(const ClusterState& state, const Snapshot& cluster, NodeId node,
+                    Launcher& launcher);
+
+  FifoOptions options_;
+  JobTaskIndex tasks_;
+  std::vector<JobId> queue_;  // active jobs in FIFO order; rebuilt each heartbeat
+};
+
+// The registry entry: name "fifo", parameters capacity_pad and
+// min_cluster_size_for_padding.
+const PolicyInfo& FifoPolicyInfo();
+
+}  // namespace mr::sched

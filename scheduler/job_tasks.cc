@@ -1,0 +1,231 @@
+#include "scheduler/job_tasks.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+
+namespace mr::sched {
+
+// Sorted sets give the lowest-index tie-break for free and make re-adding a
+// task that is still listed a no-op.
+struct JobTaskIndex::Lists {
+  std::vector<std::set<int32_t>> by_node;  // by NodeId
+  std::vector<std::set<int32_t>> by_rack;  // by rack id
+  std::vector<std::set<int32_t>> by_dc;    // by datacenter
+  std::set<int32_t> no_location;
+  std::vector<int32_t> failed_maps;  // unordered; BestFailed picks
+  std::set<int32_t> reduces;
+  std::vector<int32_t> failed_reduces;
+};
+
+namespace {
+
+// Hadoop's findTaskFromList test for "failed on this host": the node is
+// skipped unless the task failed on as many nodes as are live.
+class FailedHere {
+ public:
+  FailedHere(const ClusterState& state, NodeId node) : state_(state), node_(node) {}
+  bool operator()(const std::vector<NodeId>& failed_on) {
+    if (std::find(failed_on.begin(), failed_on.end(), node_) == failed_on.end()) return false;
+    if (live_ < 0) {
+      live_ = static_cast<int>(std::count_if(state_.nodes().begin(), state_.nodes().end(),
+                                             [](const Node& n) { return n.live; }));
+    }
+    return static_cast<int>(failed_on.size()) < live_;
+  }
+
+ private:
+  const ClusterState& state_;
+  NodeId node_;
+  int live_ = -1;  // computed on first need: failures are rare
+};
+
+// The first eligible entry of a sorted list, dropping entries that are no
+// longer pending on the way.
+template <typename Task>
+int32_t First(std::set<int32_t>& list, const std::vector<Task>& tasks, FailedHere& failed_here) {
+  for (auto it = list.begin(); it != list.end();) {
+    const Task& t = tasks[static_cast<size_t>(*it)];
+    if (t.state != TaskState::kPending) {
+      it = list.erase(it);
+    } else if (failed_here(t.failed_on)) {
+      ++it;
+    } else {
+      return *it;
+    }
+  }
+  return -1;
+}
+
+// The failed list's best eligible entry: most failures, then lowest index
+// (Hadoop's failComparator). Drops entries no longer pending.
+template <typename Task>
+int32_t BestFailed(std::vector<int32_t>& list, const std::vector<Task>& tasks,
+                   FailedHere& failed_here) {
+  std::erase_if(
+      list, [&](int32_t i) { return tasks[static_cast<size_t>(i)].state != TaskState::kPending; });
+  int32_t best = -1;
+  size_t best_failures = 0;
+  for (int32_t i : list) {
+    const Task& t = tasks[static_cast<size_t>(i)];
+    if (failed_here(t.failed_on)) continue;
+    if (best < 0 || t.failed_on.size() > best_failures ||
+        (t.failed_on.size() == best_failures && i < best)) {
+      best = i;
+      best_failures = t.failed_on.size();
+    }
+  }
+  return best;
+}
+
+std::set<int32_t>* At(std::vector<std::set<int32_t>>& lists, int32_t key) {
+  if (key < 0 || static_cast<size_t>(key) >= lists.size()) return nullptr;
+  return &lists[static_cast<size_t>(key)];
+}
+
+void AddFailed(std::vector<int32_t>& list, int32_t index) {
+  if (std::find(list.begin(), list.end(), index) == list.end()) list.push_back(index);
+}
+
+}  // namespace
+
+JobTaskIndex::JobTaskIndex() = default;
+JobTaskIndex::~JobTaskIndex() = default;
+
+JobTaskIndex::Lists& JobTaskIndex::Get(JobId job, const char* caller) {
+  if (job < 0 || static_cast<size_t>(job) >= jobs_.size() || !jobs_[static_cast<size_t>(job)]) {
+    std::cerr << "JobTaskIndex::" << caller << ": job " << job
+              << " was never added (the policy must call AddJob from OnJobAdded)\n";
+    std::abort();
+  }
+  return *jobs_[static_cast<size_t>(job)];
+}
+
+bool JobTaskIndex::Contains(JobId job) const {
+  return job >= 0 && static_cast<size_t>(job) < jobs_.size() && jobs_[static_cast<size_t>(job)];
+}
+
+// Lists a pending map under every level its replicas reach.
+void JobTaskIndex::Index(const ClusterState& state, JobId job, Lists& lists, int32_t index) {
+  const MapTask& m = state.job(job).maps[static_cast<size_t>(index)];
+  if (m.state != TaskState::kPending) return;
+  if (!m.failed_on.empty()) AddFailed(lists.failed_maps, index);
+  if (m.replicas.empty()) {
+    lists.no_location.insert(index);
+    return;
+  }
+  for (NodeId r : m.replicas) {
+    const Node& n = state.node(r);
+    auto grow = [](std::vector<std::set<int32_t>>& v, int32_t key) -> std::set<int32_t>& {
+      if (static_cast<size_t>(key) >= v.size()) v.resize(static_cast<size_t>(key) + 1);
+      return v[static_cast<size_t>(key)];
+    };
+    grow(lists.by_node, r).insert(index);
+    if (n.rack >= 0) grow(lists.by_rack, n.rack).insert(index);
+    grow(lists.by_dc, n.datacenter).insert(index);
+  }
+}
+
+void JobTaskIndex::AddJob(const ClusterState& state, JobId job) {
+  if (static_cast<size_t>(job) >= jobs_.size()) jobs_.resize(static_cast<size_t>(job) + 1);
+  auto lists = std::make_unique<Lists>();
+  const Job& j = state.job(job);
+  for (const MapTask& m : j.maps) Index(state, job, *lists, m.index);
+  for (const ReduceTask& r : j.reduces) {
+    if (r.state != TaskState::kPending) continue;
+    lists->reduces.insert(r.index);
+    if (!r.failed_on.empty()) AddFailed(lists->failed_reduces, r.index);
+  }
+  jobs_[static_cast<size_t>(job)] = std::move(lists);
+}
+
+void JobTaskIndex::RemoveJob(JobId job) {
+  if (Contains(job)) jobs_[static_cast<size_t>(job)].reset();
+}
+
+void JobTaskIndex::TaskPendingAgain(const ClusterState& state, JobId job, int32_t index,
+                                    bool is_map) {
+  Lists& lists = Get(job, "TaskPendingAgain");
+  if (is_map) {
+    Index(state, job, lists, index);
+    return;
+  }
+  const ReduceTask& r = state.job(job).reduces[static_cast<size_t>(index)];
+  if (r.state != TaskState::kPending) return;
+  lists.reduces.insert(index);
+  if (!r.failed_on.empty()) AddFailed(lists.failed_reduces, index);
+}
+
+void JobTaskIndex::Refresh(const ClusterState& state) {
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    if (!jobs_[j]) continue;
+    const JobId job = static_cast<JobId>(j);
+    for (const MapTask& m : state.job(job).maps) Index(state, job, *jobs_[j], m.index);
+    for (const ReduceTask& r : state.job(job).reduces) {
+      if (r.state == TaskState::kPending) TaskPendingAgain(state, job, r.index, false);
+    }
+  }
+}
+
+// cap: -1 non-local only, else the deepest Locality level searched around
+// the node (kOffDatacenter = no cap).
+int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, int cap) {
+  Lists& lists = Get(job, "ObtainMap");
+  const std::vector<MapTask>& maps = state.job(job).maps;
+  const Node& n = state.node(node);
+  FailedHere failed_here(state, node);
+
+  // 0. Failed maps, ignoring locality.
+  if (int32_t i = BestFailed(lists.failed_maps, maps, failed_here); i >= 0) return i;
+
+  // 1. Bottom up around the node, up to the cap.
+  if (cap >= 0) {
+    if (auto* l = At(lists.by_node, node)) {
+      if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+    }
+    if (cap == static_cast<int>(Locality::kNode)) return -1;
+    if (n.rack >= 0) {
+      if (auto* l = At(lists.by_rack, n.rack)) {
+        if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+      }
+    }
+    if (cap == static_cast<int>(Locality::kRack)) return -1;
+    if (auto* l = At(lists.by_dc, n.datacenter)) {
+      if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+    }
+    if (cap == static_cast<int>(Locality::kDatacenter)) return -1;
+  }
+
+  // 2. Other datacenters: the lowest index over all of them.
+  int32_t best = -1;
+  for (size_t dc = 0; dc < lists.by_dc.size(); ++dc) {
+    if (static_cast<int32_t>(dc) == n.datacenter) continue;
+    int32_t i = First(lists.by_dc[dc], maps, failed_here);
+    if (i >= 0 && (best < 0 || i < best)) best = i;
+  }
+  if (best >= 0) return best;
+
+  // 3. Maps with no location.
+  return First(lists.no_location, maps, failed_here);
+}
+
+int32_t JobTaskIndex::ObtainMap(const ClusterState& state, JobId job, NodeId node,
+                                Locality max_level) {
+  return Obtain(state, job, node, static_cast<int>(max_level));
+}
+
+int32_t JobTaskIndex::ObtainNonLocalMap(const ClusterState& state, JobId job, NodeId node) {
+  return Obtain(state, job, node, -1);
+}
+
+int32_t JobTaskIndex::ObtainReduce(const ClusterState& state, JobId job, NodeId node) {
+  Lists& lists = Get(job, "ObtainReduce");
+  const Job& j = state.job(job);
+  if (!j.reduces_may_start()) return -1;
+  FailedHere failed_here(state, node);
+  if (int32_t i = BestFailed(lists.failed_reduces, j.reduces, failed_here); i >= 0) return i;
+  return First(lists.reduces, j.reduces, failed_here);
+}
+
+}  // namespace mr::sched

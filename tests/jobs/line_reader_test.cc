@@ -1,0 +1,241 @@
+#include "jobs/line_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mr::jobs {
+namespace {
+
+struct Line {
+  std::string text;
+  int64_t offset = 0;
+  bool in_split = true;
+  bool operator==(const Line&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Line& l) {
+  return os << "{" << testing::PrintToString(l.text) << " @" << l.offset
+            << (l.in_split ? "" : " lookahead") << "}";
+}
+
+// The lines of `data` by the definition in line_reader.h, computed the
+// obvious way: split on '\n', a final '\n' ends the last line.
+std::vector<Line> ExpectedLines(const std::string& data) {
+  std::vector<Line> lines;
+  size_t start = 0;
+  while (start < data.size()) {
+    size_t nl = data.find('\n', start);
+    if (nl == std::string::npos) nl = data.size();
+    lines.push_back({data.substr(start, nl - start), static_cast<int64_t>(start), true});
+    start = nl + 1;
+  }
+  return lines;
+}
+
+// A ReadFn over `data` that also checks the reader's side of the contract.
+LineReader::ReadFn ReadFrom(const std::string& data) {
+  return [&data](int64_t offset, int64_t n, std::string* out) {
+    EXPECT_GE(offset, 0);
+    EXPECT_GE(n, 1);
+    EXPECT_LE(offset + n, static_cast<int64_t>(data.size())) << "read past the end of the file";
+    *out = data.substr(offset, n);
+    return Status::OK();
+  };
+}
+
+std::vector<Line> ReadSplit(const std::string& data, int64_t start, int64_t end, int lookahead,
+                            int64_t buffer_bytes) {
+  LineReader reader(ReadFrom(data), data.size(), start, end, lookahead, buffer_bytes);
+  std::vector<Line> lines;
+  std::string_view text;
+  Line line;
+  for (;;) {
+    Result<bool> more = reader.Next(&text, &line.offset, &line.in_split);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    line.text = std::string(text);
+    lines.push_back(line);
+  }
+  // Once finished, a reader stays finished.
+  Result<bool> again = reader.Next(&text, &line.offset, &line.in_split);
+  EXPECT_TRUE(again.ok() && !*again);
+  return lines;
+}
+
+// Inputs with every shape the rules care about: empty lines (also first and
+// last), a final line with and without '\n', "\r\n", long lines.
+std::vector<std::string> Inputs() {
+  std::vector<std::string> inputs = {
+      "",
+      "\n",
+      "\n\n",
+      "a",
+      "a\n",
+      "ab\ncd",
+      "ab\ncd\n",
+      "\nab\n\ncd",
+      "x\r\ny\r\n",
+      "\r\n\r\n",
+      std::string(40, 'L') + "\nz",
+  };
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 30; ++i) {
+    std::string data;
+    const int lines = rng() % 12;
+    for (int l = 0; l < lines; ++l) {
+      const int kind = rng() % 6;
+      const size_t len = kind == 0 ? 0 : kind == 1 ? 20 + rng() % 30 : rng() % 6;
+      for (size_t c = 0; c < len; ++c) data.push_back("ab \r\t"[rng() % 5]);
+      if (l + 1 < lines || rng() % 2) data.push_back('\n');
+    }
+    inputs.push_back(data);
+  }
+  return inputs;
+}
+
+TEST(LineReaderTest, EverySplittingReadsEveryLineOnce) {
+  // Whatever the split size and where the split grid starts, the splits
+  // together must return each line of the file exactly once, in order, at
+  // its offset: the property map tasks rely on. Tiny buffers force lines to
+  // straddle refills.
+  for (const std::string& data : Inputs()) {
+    SCOPED_TRACE(testing::PrintToString(data));
+    const std::vector<Line> expected = ExpectedLines(data);
+    const int64_t len = data.size();
+    for (int64_t buffer : {int64_t{1}, int64_t{3}, LineReader::kDefaultBufferBytes}) {
+      for (int64_t size = 1; size <= std::max<int64_t>(len, 1); ++size) {
+        for (int64_t align = 0; align < size; ++align) {
+          // Split boundaries at align, align + size, ...; the first split
+          // is [0, align) when align > 0.
+          std::vector<int64_t> bounds = {0};
+          for (int64_t b = align; b < len; b += size) {
+            if (b > 0) bounds.push_back(b);
+          }
+          bounds.push_back(len);
+          std::vector<Line> got;
+          for (size_t s = 0; s + 1 < bounds.size(); ++s) {
+            for (const Line& l : ReadSplit(data, bounds[s], bounds[s + 1], 0, buffer)) {
+              EXPECT_TRUE(l.in_split);
+              got.push_back(l);
+            }
+          }
+          ASSERT_EQ(got, expected) << "size " << size << " align " << align << " buffer " << buffer;
+        }
+      }
+    }
+  }
+}
+
+TEST(LineReaderTest, LookaheadLinesAreTheNextLines) {
+  // After its own lines a split must return the first `k` lines that start
+  // at or after its end, marked in_split == false (Permu reads its triples'
+  // tails from them), and nothing else.
+  for (const std::string& data : Inputs()) {
+    SCOPED_TRACE(testing::PrintToString(data));
+    const std::vector<Line> all = ExpectedLines(data);
+    const int64_t len = data.size();
+    for (int k : {1, 2, 5}) {
+      for (int64_t start = 0; start < len; ++start) {
+        for (int64_t end = start + 1; end <= len; ++end) {
+          std::vector<Line> expected;
+          for (const Line& l : all) {
+            if (l.offset >= start && l.offset < end) expected.push_back(l);
+          }
+          int extra = 0;
+          for (Line l : all) {
+            if (l.offset >= end && extra < k) {
+              l.in_split = false;
+              expected.push_back(l);
+              ++extra;
+            }
+          }
+          ASSERT_EQ(ReadSplit(data, start, end, k, 2), expected)
+              << "split [" << start << ", " << end << ") lookahead " << k;
+        }
+      }
+    }
+  }
+}
+
+TEST(LineReaderTest, LinesLongerThanBufferAndSplit) {
+  // A line much longer than both the read buffer and the split belongs
+  // whole to the split it starts in; the splits it covers return nothing.
+  const std::string big(100000, 'x');
+  const std::string data = "a\n" + big + "\nb";
+  EXPECT_EQ(ReadSplit(data, 0, 5, 0, 4096), (std::vector<Line>{{"a", 0, true}, {big, 2, true}}));
+  EXPECT_TRUE(ReadSplit(data, 5, 50000, 0, 4096).empty());
+  EXPECT_EQ(ReadSplit(data, 50000, data.size(), 0, 4096),
+            (std::vector<Line>{{"b", static_cast<int64_t>(big.size()) + 3, true}}));
+  // With lookahead, a split that owns no line still passes the next ones.
+  EXPECT_EQ(ReadSplit(data, 5, 50000, 1, 4096),
+            (std::vector<Line>{{"b", static_cast<int64_t>(big.size()) + 3, false}}));
+}
+
+TEST(LineReaderTest, CarriageReturnsStayInTheLine) {
+  // The reader is bytewise: CRLF files keep '\r' at the end of each line.
+  EXPECT_EQ(ReadSplit("a\r\nb\r\n", 0, 6, 0, 1024),
+            (std::vector<Line>{{"a\r", 0, true}, {"b\r", 3, true}}));
+}
+
+TEST(LineReaderTest, SplitPastTheEndIsClipped) {
+  // end beyond the file and start at or beyond it are not errors.
+  EXPECT_EQ(ReadSplit("a\nb", 0, 100, 2, 1024),
+            (std::vector<Line>{{"a", 0, true}, {"b", 2, true}}));
+  EXPECT_TRUE(ReadSplit("a\nb", 3, 10, 2, 1024).empty());
+  EXPECT_TRUE(ReadSplit("a\nb", 50, 60, 2, 1024).empty());
+}
+
+TEST(LineReaderTest, ReadErrorsAreReturned) {
+  // A failing or short read must surface as IOError, never as a silently
+  // shorter line.
+  const std::string data = "hello\nworld\n";
+  std::string_view line;
+  int64_t offset;
+  bool in_split;
+
+  LineReader failing([](int64_t, int64_t, std::string*) { return Status::IOError("disk gone"); },
+                     data.size(), 0, data.size(), 0);
+  Result<bool> r = failing.Next(&line, &offset, &in_split);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsIOError());
+  EXPECT_EQ(r.status().message(), "disk gone");
+
+  LineReader short_read(
+      [&](int64_t off, int64_t n, std::string* out) {
+        *out = data.substr(off, n - 1);
+        return Status::OK();
+      },
+      data.size(), 0, data.size(), 0);
+  r = short_read.Next(&line, &offset, &in_split);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
+}
+
+TEST(LineReaderTest, ReadsInBufferSizedChunks) {
+  // A split of a big file must not read the whole file: only its own bytes,
+  // rounded up to a buffer, plus the end of its last line.
+  const std::string data = std::string(1000, 'a') + "\n" + std::string(1000, 'b') + "\n";
+  int64_t bytes_read = 0;
+  LineReader reader(
+      [&](int64_t offset, int64_t n, std::string* out) {
+        bytes_read += n;
+        *out = data.substr(offset, n);
+        return Status::OK();
+      },
+      data.size(), 0, 10, 0, 100);
+  std::string_view line;
+  int64_t offset;
+  bool in_split;
+  ASSERT_TRUE(*reader.Next(&line, &offset, &in_split));
+  EXPECT_EQ(line.size(), 1000u);
+  ASSERT_FALSE(*reader.Next(&line, &offset, &in_split));
+  EXPECT_LE(bytes_read, 1100);
+}
+
+}  // namespace
+}  // namespace mr::jobs

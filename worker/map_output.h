@@ -1,0 +1,134 @@
+// Map output: the sort buffer, spills and merge of a map task, and the
+// readers a reduce task merges from. Start here for the shuffle's data path.
+//
+// A map task Add()s (partition, key, value) records into a MapOutputBuffer.
+// When its memory reaches `sort_buffer_bytes`, the buffer sorts its records by
+// (partition, key bytewise), runs the combiner (if any) over each run of equal
+// keys, and spills them to a run file. Finish() merges all runs (combining
+// again across runs) into one output file with one zstd-compressed segment
+// per partition, and returns the index: where each partition's segment is and
+// how big it is. A reducer fetches segment p of every map's output and merges
+// them with a MergingReader.
+//
+// File format (docs/map-output-format.md): a segment is one zstd
+// frame holding records `varint32 key_len | varint32 value_len | key | value`
+// in key order. Run files use the same segment format. Record values larger
+// than the buffer are allowed (a buffer with one record spills it alone).
+//
+// Memory is bounded by sort_buffer_bytes (plus one zstd context and I/O
+// buffers); inputs far larger than RAM are fine.
+//
+// Thread-compatible: one buffer per map task.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace mr::worker {
+
+// Where partition p's records are in a map output file.
+struct SegmentInfo {
+  int64_t offset = 0;            // byte offset of the zstd frame in the file
+  int64_t compressed_bytes = 0;  // bytes on disk (and on the wire)
+  int64_t raw_bytes = 0;         // serialized key+value bytes after the combiner
+  int64_t records = 0;
+};
+
+struct MapOutputIndex {
+  std::vector<SegmentInfo> segments;  // one per partition
+  int64_t raw_bytes_in = 0;    // serialized key+value bytes Add()ed (before combiner): FP raw
+  int64_t records_in = 0;
+  int64_t spills = 0;
+};
+
+// Receives combiner output (see jobs/job.h Emitter).
+using EmitFn = std::function<void(std::string_view key, std::string_view value)>;
+// Pulls the values of one key (see jobs/job.h ValueStream).
+using NextValueFn = std::function<bool(std::string_view* value)>;
+// A combiner: reads all values of `key` through `next`, emits through `emit`.
+using CombineFn =
+    std::function<void(std::string_view key, const NextValueFn& next, const EmitFn& emit)>;
+
+struct MapOutputOptions {
+  int partitions = 1;                        // ≥ 1
+  int64_t sort_buffer_bytes = 64 << 20;      // memory for buffered records
+  int zstd_level = 1;
+  CombineFn combiner;                        // empty = no combiner
+  std::string spill_dir;                     // where run files go (removed by Finish or destruction)
+};
+
+class MapOutputBuffer {
+ public:
+  static Result<std::unique_ptr<MapOutputBuffer>> Create(const MapOutputOptions& options);
+  ~MapOutputBuffer();  // removes run files not yet merged
+
+  // REQUIRES: 0 <= partition < partitions. May spill (IOError on disk trouble).
+  Status Add(int partition, std::string_view key, std::string_view value);
+
+  // Merges everything into `output_path` (written to a temporary name and
+  // renamed) and returns its index. The buffer cannot be used afterwards.
+  Result<MapOutputIndex> Finish(const std::string& output_path);
+
+ private:
+  struct Impl;
+  explicit MapOutputBuffer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads the records of one segment (a zstd frame of records) from memory or
+// from a file range, decompressing as it goes. Corruption on a malformed frame.
+class SegmentReader {
+ public:
+  // Over bytes held in memory (e.g. fetched from a mapper); `bytes` must
+  // outlive the reader.
+  static std::unique_ptr<SegmentReader> FromMemory(std::string_view bytes);
+  // Over [offset, offset + length) of a local file.
+  static Result<std::unique_ptr<SegmentReader>> FromFile(const std::string& path, int64_t offset,
+                                                         int64_t length);
+  virtual ~SegmentReader() = default;
+  // The next record (views valid until the next call), false at the end.
+  virtual Result<bool> Next(std::string_view* key, std::string_view* value) = 0;
+};
+
+// Merges sorted segment readers into one stream of keys in bytewise order,
+// each key with all its values from every input (what Reduce needs).
+class MergingReader {
+ public:
+  explicit MergingReader(std::vector<std::unique_ptr<SegmentReader>> inputs);
+  ~MergingReader();
+  // Advances to the next distinct key; false at the end.
+  Result<bool> NextKey(std::string_view* key);
+  // The next value of the current key; false when the key's values are done.
+  // Errors are returned by the following NextKey().
+  bool NextValue(std::string_view* value);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes one segment (records in key order, as one zstd frame) to a file
+// descriptor at its current end, streaming: memory stays small however many
+// records are added. Used by MapOutputBuffer and by tests.
+class SegmentWriter {
+ public:
+  // `fd` is open for appending (O_APPEND or positioned at the end);
+  // `offset` is its current size, recorded in the returned SegmentInfo.
+  SegmentWriter(int fd, int64_t offset, int zstd_level = 1);
+  ~SegmentWriter();
+  Status Add(std::string_view key, std::string_view value);
+  // Ends the frame; the SegmentInfo gives where it is and its sizes.
+  Result<SegmentInfo> Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mr::worker
