@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
   auto master = mr::master::Master::Create(*config, io);
   mr::Status started = master.ok() ? (*master)->Start() : master.status();
   if (!started.ok()) {
-    spdlog::error("cannot start: {}", started.ToString());
+    spdlog::info("cannot start: {}", started.ToString());  // the log file only; stderr gets one line
     std::fprintf(stderr, "mr-master: %s\n", started.message().c_str());
-    return 1;
+    return started.IsInvalidArgument() ? 2 : 1;  // 2: the cluster file is wrong
   }
   mr::RunUntilSignal(io, 1, [&] { (*master)->Stop(); });
   return 0;

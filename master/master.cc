@@ -70,6 +70,17 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
                                    config.master.address.ToString() + " without a cluster secret");
   }
   std::unique_ptr<Master> m(new Master(config, io));
+  // Configuration first (the scheduler and its parameters), so a bad cluster
+  // file is reported before any data directory is touched.
+  sched::SchedulerParams sched_params;
+  for (const auto& [key, value] : config.scheduler.params) {
+    sched_params[key] = std::visit([](const auto& v) { return sched::ParamValue(v); }, value);
+  }
+  sched::SchedulerEnv env;
+  env.heartbeat_ms = config.cluster.heartbeat_interval_ms;
+  auto scheduler = sched::MakeScheduler(config.scheduler.name, sched_params, env);
+  if (!scheduler.ok()) return scheduler.status().WithContext("[scheduler]");
+  m->scheduler_ = std::move(scheduler).value();
   std::error_code ec;
   std::filesystem::create_directories(config.master.data_dir, ec);
   if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
@@ -112,9 +123,9 @@ Status Master::Start() {
   server_->Start();
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
-  spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}')",
+  spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}')",
                config_.cluster.name, config_.master.address.host, server_->port(),
-               namespace_->file_count(), blocks_.size(), placement_->name());
+               namespace_->file_count(), blocks_.size(), placement_->name(), scheduler_->name());
   return Status::OK();
 }
 

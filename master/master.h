@@ -28,6 +28,7 @@
 #include "dfs/placement.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
+#include "scheduler/scheduler.h"
 
 namespace mr::master {
 
@@ -92,6 +93,9 @@ class Master {
   std::unique_ptr<RpcServer> server_;
   std::unique_ptr<dfs::Namespace> namespace_;
   std::unique_ptr<dfs::PlacementPolicy> placement_;
+  // The task scheduler named in [scheduler]; made (and so validated) at
+  // start-up. Job scheduling through it arrives with the JobTracker.
+  std::unique_ptr<sched::Scheduler> scheduler_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
   std::unordered_map<uint64_t, BlockState> blocks_;

@@ -16,6 +16,8 @@
 #include "common/config.h"
 #include "dfs/client.h"
 #include "dfs/namespace.h"
+#include "jobs/job.h"
+#include "scheduler/scheduler.h"
 #include "tools/cli_support.h"
 #include "tools/datagen.h"
 
@@ -244,6 +246,59 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
   co_return Status::OK();
 }
 
+// `mrctl schedulers`: every policy the master can run, from the registry.
+int Schedulers(bool as_json) {
+  json all = json::array();
+  for (const mr::sched::PolicyInfo* p : mr::sched::RegisteredPolicies()) {
+    json params = json::array();
+    for (const auto& spec : p->params) {
+      params.push_back({{"name", spec.name},
+                        {"default", mr::sched::ParamToString(spec.default_value)},
+                        {"type", mr::sched::ParamTypeName(spec.default_value)},
+                        {"help", spec.help}});
+    }
+    all.push_back({{"name", p->name}, {"paper", p->paper}, {"params", params}});
+  }
+  if (as_json) {
+    std::printf("%s\n", all.dump(2).c_str());
+    return 0;
+  }
+  for (const auto& p : all) {
+    std::printf("%s\n    %s\n", p["name"].get<std::string>().c_str(), p["paper"].get<std::string>().c_str());
+    for (const auto& q : p["params"]) {
+      std::printf("    %-32s %-8s default %-10s %s\n", q["name"].get<std::string>().c_str(),
+                  q["type"].get<std::string>().c_str(), q["default"].get<std::string>().c_str(),
+                  q["help"].get<std::string>().c_str());
+    }
+  }
+  return 0;
+}
+
+// `mrctl jobs`: every job a cluster can run, from the registry.
+int Jobs(bool as_json) {
+  json all = json::array();
+  for (const mr::jobs::JobInfo* j : mr::jobs::RegisteredJobs()) {
+    json params = json::array();
+    for (const auto& spec : j->params) {
+      params.push_back({{"name", spec.name}, {"default", spec.default_value}, {"help", spec.help}});
+    }
+    all.push_back({{"name", j->name}, {"description", j->description}, {"code_hash", j->code_hash},
+                   {"params", params}});
+  }
+  if (as_json) {
+    std::printf("%s\n", all.dump(2).c_str());
+    return 0;
+  }
+  for (const auto& j : all) {
+    std::printf("%-14s %s\n", j["name"].get<std::string>().c_str(), j["description"].get<std::string>().c_str());
+    for (const auto& q : j["params"]) {
+      std::printf("    --param %s=%s  %s\n", q["name"].get<std::string>().c_str(),
+                  q["default"].get<std::string>().c_str(), q["help"].get<std::string>().c_str());
+    }
+  }
+  return 0;
+}
+
 int Gen(const std::string& kind_name, const std::string& size_text, uint64_t seed, const std::string& out) {
   auto kind = mr::tools::ParseGenKind(kind_name);
   if (!kind.ok()) return Fail(kind.status(), 2);
@@ -353,6 +408,13 @@ int main(int argc, char** argv) {
   status->callback([&] {
     action = [&o] { return WithClient(o.target, [&](auto& c) { return ClusterStatus(c, o.json); }); };
   });
+
+  auto* schedulers = app.add_subcommand("schedulers", "the scheduling policies, their parameters and papers");
+  schedulers->add_flag("--json", o.json, "print JSON");
+  schedulers->callback([&] { action = [&o] { return Schedulers(o.json); }; });
+  auto* jobs = app.add_subcommand("jobs", "the jobs a cluster can run, with their parameters");
+  jobs->add_flag("--json", o.json, "print JSON");
+  jobs->callback([&] { action = [&o] { return Jobs(o.json); }; });
 
   auto* gen = app.add_subcommand("gen", "generate deterministic test data: text, web or dna");
   gen->add_option("KIND", o.gen_kind, "text | web | dna")->required();

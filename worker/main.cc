@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   auto worker = mr::worker::Worker::Create(*config, id, io);
   mr::Status started = worker.ok() ? (*worker)->Start() : worker.status();
   if (!started.ok()) {
-    spdlog::error("cannot start: {}", started.ToString());
+    spdlog::info("cannot start: {}", started.ToString());  // the log file only; stderr gets one line
     std::fprintf(stderr, "mr-worker: %s\n", started.message().c_str());
     return 1;
   }

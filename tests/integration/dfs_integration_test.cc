@@ -194,6 +194,17 @@ TEST_F(DfsIntegrationTest, BadInputGetsAClearErrorAndLosesNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("blocksize"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  // An unknown scheduler stops the master at start-up, listing the valid ones.
+  const std::string bad_sched = work_ + "/bad-sched.toml";
+  Shell("sed 's/^name = \"fifo\"/name = \"no-such-policy\"/' " + Quote(c.config()) + " > " +
+        Quote(bad_sched));
+  r = Shell(Quote(BuildDir() + "/master/mr-master") + " --config " + Quote(bad_sched) +
+            " --log-file " + Quote(work_ + "/m.log"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown scheduler 'no-such-policy' (valid: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fifo"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 // A worker dying mid-put: the put completes without it or fails cleanly;
