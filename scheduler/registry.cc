@@ -4,7 +4,15 @@
 #include <algorithm>
 #include <string>
 
+#include "scheduler/capacity_policy.h"
+#include "scheduler/fair_policy.h"
+#include "scheduler/fifo_delay_policy.h"
 #include "scheduler/fifo_policy.h"
+#include "scheduler/joint_policy.h"
+#include "scheduler/matchmaking_policy.h"
+#include "scheduler/joss_policy.h"
+#include "scheduler/pandas_policy.h"
+#include "scheduler/probabilistic_policy.h"
 #include "scheduler/scheduler.h"
 
 namespace mr::sched {
@@ -61,6 +69,17 @@ const std::vector<const PolicyInfo*>& RegisteredPolicies() {
   static const std::vector<const PolicyInfo*> policies = [] {
     std::vector<const PolicyInfo*> all = {
         &FifoPolicyInfo(),
+        &FairPolicyInfo(),
+        &FifoDelayPolicyInfo(),
+        &JointPolicyInfo(),
+        &CapacityPolicyInfo(),
+        &FifoMatchmakingPolicyInfo(),
+        &FairMatchmakingPolicyInfo(),
+        &JossTPolicyInfo(),
+        &JossJPolicyInfo(),
+        &ProbabilisticPolicyInfo(),
+        &FifoPandasPolicyInfo(),
+        &FairPandasPolicyInfo(),
     };
     std::sort(all.begin(), all.end(),
               [](const PolicyInfo* a, const PolicyInfo* b) { return a->name < b->name; });

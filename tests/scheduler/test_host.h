@@ -17,9 +17,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "scheduler/cluster_state.h"
@@ -112,7 +114,18 @@ class TestHost : public Launcher {
   Scheduler& policy() { return *policy_; }
   // Launcher REQUIRES broken so far (each is also a gtest failure).
   int violations() const { return violations_; }
-  void set_now(TimeMs now) { now_ = now; }
+  // Time passes: a policy with a clock of its own (scheduler.h tick_ms) gets
+  // OnTick at every multiple of its period in (now(), now], as a host would.
+  void set_now(TimeMs now) {
+    if (const TimeMs p = policy_->tick_ms(); p > 0) {
+      for (TimeMs t = (now_ / p + 1) * p; t <= now; t += p) policy_->OnTick(state_, t, *this);
+    }
+    now_ = now;
+  }
+  // Launcher::Prefetch calls so far, as {block, from, to}.
+  const std::vector<std::tuple<uint64_t, NodeId, NodeId>>& prefetches() const {
+    return prefetches_;
+  }
   TimeMs now() const { return now_; }
 
   NodeId AddNode(int32_t dc, int map_slots = 2, int reduce_slots = 2, int32_t rack = -1) {
@@ -192,6 +205,20 @@ class TestHost : public Launcher {
   }
 
   // ---- Launcher ----
+  // The copy lands at once: `to` joins the replicas of the active jobs' maps
+  // of `block` that `from` holds (MakeJob reuses block ids across jobs).
+  void Prefetch(uint64_t block, NodeId from, NodeId to) override {
+    prefetches_.emplace_back(block, from, to);
+    for (JobId id : state_.active_jobs()) {
+      for (MapTask& m : state_.mutable_job(id).maps) {
+        auto& r = m.replicas;
+        const bool has_from = std::find(r.begin(), r.end(), from) != r.end();
+        if (m.block == block && has_from && std::find(r.begin(), r.end(), to) == r.end()) {
+          r.push_back(to);
+        }
+      }
+    }
+  }
   void LaunchMap(JobId job, int32_t index) override {
     if (!Check(job, index, /*is_map=*/true)) return;
     state_.LaunchMap(job, index, current_);
@@ -250,6 +277,7 @@ class TestHost : public Launcher {
   NodeId current_ = kNoNode;
   int free_maps_ = 0, free_reduces_ = 0;
   std::vector<Launch> launches_;
+  std::vector<std::tuple<uint64_t, NodeId, NodeId>> prefetches_;
   int violations_ = 0;
 };
 

@@ -1,0 +1,72 @@
+#include "scheduler/fifo_delay_policy.h"
+
+#include <string>
+
+#include "scheduler/job_order.h"
+
+namespace mr::sched {
+
+FifoDelayPolicy::FifoDelayPolicy(const DelayOptions& options)
+    : core_(options, std::make_unique<FifoOrder>()) {}
+
+Result<std::unique_ptr<FifoDelayPolicy>> FifoDelayPolicy::Create(const FifoDelayOptions& options,
+                                                                 TimeMs heartbeat_ms) {
+  if (options.delay_ms < -1) {
+    return Status::InvalidArgument("delay_ms must be >= 0, or -1 for auto, got " +
+                                   std::to_string(options.delay_ms));
+  }
+  if (options.delay_ms == -1 && heartbeat_ms <= 0) {
+    return Status::InvalidArgument("an auto delay needs a heartbeat interval > 0, got " +
+                                   std::to_string(heartbeat_ms));
+  }
+  DelayOptions delay;
+  delay.node_delay_ms = delay.rack_delay_ms =
+      options.delay_ms < 0 ? AutoLocalityDelay(heartbeat_ms) : options.delay_ms;
+  delay.assign_multiple = options.assign_multiple;
+  return std::unique_ptr<FifoDelayPolicy>(new FifoDelayPolicy(delay));
+}
+
+void FifoDelayPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs now) {
+  core_.OnJobAdded(state, job, now);
+}
+
+void FifoDelayPolicy::OnJobFinished(const ClusterState& state, JobId job, TimeMs now) {
+  core_.OnJobFinished(state, job, now);
+}
+
+void FifoDelayPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
+                                   TimeMs) {
+  core_.OnTaskFailed(state, job, index, is_map);
+}
+
+void FifoDelayPolicy::OnNodeLost(const ClusterState& state, NodeId, TimeMs) {
+  core_.OnNodeLost(state);
+}
+
+void FifoDelayPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) {
+  core_.Assign(state, hb, launcher);
+}
+
+const PolicyInfo& FifoDelayPolicyInfo() {
+  static const PolicyInfo info{
+      "fifo-delay",
+      "FIFO order with delay scheduling (Matchmaking paper §II-B baseline; Zaharia et al., "
+      "EuroSys'10; baselines.md §3.3-3.4)",
+      {{"delay_ms", int64_t{-1},
+        "D: wait for a node-local map before a datacenter-local one, and again before any; "
+        "-1 = min(15 s, 1.5 x heartbeat)"},
+       {"assign_multiple", true,
+        "several tasks per heartbeat up to the free slots; false = one task"}},
+      [](const SchedulerParams& params,
+         const SchedulerEnv& env) -> Result<std::unique_ptr<Scheduler>> {
+        FifoDelayOptions options;
+        options.delay_ms = ParamInt(params, "delay_ms");
+        options.assign_multiple = ParamBool(params, "assign_multiple");
+        auto policy = FifoDelayPolicy::Create(options, env.heartbeat_ms);
+        if (!policy.ok()) return policy.status();
+        return std::unique_ptr<Scheduler>(std::move(policy).value());
+      }};
+  return info;
+}
+
+}  // namespace mr::sched

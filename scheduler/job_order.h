@@ -1,0 +1,146 @@
+// JobOrder: the order in which a policy asks jobs for a task — the one thing
+// FIFO, Fair and their locality add-ons (delay scheduling, Matchmaking,
+// Pandas, the probabilistic scheduler) differ in. A policy composes an order
+// instead of copying another policy (docs/schedulers.md, "Write your own").
+//
+// Shape (Mesos' Sorter, reduced to two calls):
+//   - Update(state, now): recompute what the order caches (demands, fair
+//     shares). Hadoop's Fair Scheduler does this in its update thread every
+//     500 ms and on job arrival; call it then. Orders without a cache ignore
+//     it. Sort never requires it: a job unseen at the last Update is
+//     weighed by its live demand.
+//   - Sort(state, for_maps, &jobs): reorder `jobs` (active job ids) best
+//     first, for map or reduce slots. Cheap enough to call once per task
+//     launched (Hadoop re-sorts before every assignment); reads running
+//     counts live, so a launch is seen by the next Sort.
+// Every order is total: ties end on the job id, so the result does not
+// depend on the input order.
+//
+// FifoOrder — Hadoop's JobQueueJobInProgressListener and the Fair
+// Scheduler's FifoComparator (baselines.md §2 "Job order"): priority,
+// highest first; then submit time; then job id.
+//
+// FairOrder — the Hadoop 1.x Fair Scheduler (baselines.md §3.1–3.3):
+//   1. Pools: a job's pool is Job::pool ("" = "default"). Pools named in
+//      the spec get its weight, min shares and mode; any other pool is made
+//      on demand with weight 1, min shares 0, FAIR (Hadoop's PoolManager).
+//   2. Demand (§3.1): a job's map demand is its unfinished maps (pending +
+//      running); its reduce demand is its unfinished reduces once
+//      slow-start has passed, else 0. A pool's demand is the sum. No
+//      speculation, so no extra attempts count; no pool caps (maxMaps).
+//   3. Update (§3.2 step 2–3): fair shares by ComputeFairShares, for pools
+//      over the live cluster's slots, then inside each FAIR pool for its
+//      jobs over the pool's share (job min share 0); FIFO pools give their
+//      jobs share 0. The shares are for reading (metrics, tests, future
+//      preemption): Hadoop's comparator does not use them.
+//   4. Sort (§3.3 "FairShareComparator"): pools first, then each pool's
+//      jobs, concatenated. With minShare = min(min share, demand), a
+//      schedulable is needy when running < minShare; needy ones come first,
+//      ordered by running / max(minShare, 1); the others by running /
+//      weight. Ties: start time, then name — pools have start time 0 (as in
+//      Hadoop's PoolSchedulable), so pools tie on name; jobs on submit time,
+//      then id (Hadoop's job name is its id). Jobs have min share 0, so a
+//      job is never needy; a job's weight is its priority factor 2^priority
+//      (VERY_HIGH 4, HIGH 2, NORMAL 1, LOW 0.5, VERY_LOW 0.25; priorities
+//      outside [-2, 2] are clamped). Jobs of a FIFO pool are in FifoOrder.
+// Not modelled (defaults in Hadoop too): size-based weight, the new-job
+// weight booster, maxRunningJobs limits (every job is runnable), pool caps.
+//
+// Not thread-safe (one host thread); no I/O.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "scheduler/cluster_state.h"
+
+namespace mr::sched {
+
+class JobOrder {
+ public:
+  virtual ~JobOrder() = default;
+  virtual const char* name() const = 0;
+  // Refreshes cached demands and shares from `state`. Default: nothing.
+  virtual void Update(const ClusterState& state, TimeMs now) { (void)state, (void)now; }
+  // Reorders `jobs` (ids of active jobs, any order) best first for map
+  // (`for_maps`) or reduce slots.
+  virtual void Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const = 0;
+};
+
+class FifoOrder : public JobOrder {
+ public:
+  const char* name() const override { return "fifo"; }
+  void Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const override;
+  // True when `a` goes before `b` (priority desc, submit time, id).
+  static bool Before(const Job& a, const Job& b);
+};
+
+// One schedulable for ComputeFairShares.
+struct ShareInput {
+  double weight = 1;  // > 0
+  double min_share = 0;
+  double demand = 0;
+};
+
+// Hadoop's SchedulingAlgorithms.computeFairShares: finds R such that
+// share_i = clamp(weight_i × R, min_share_i, demand_i) sums to
+// min(Σ demand, total_slots): R doubles from 1 until enough, then 25
+// bisection steps; the shares use the upper end. Returns one share per
+// input, in order.
+std::vector<double> ComputeFairShares(const std::vector<ShareInput>& inputs, double total_slots);
+
+// A job's demand for map or reduce slots (point 2 above).
+int JobDemand(const Job& job, bool for_maps);
+// The Fair Scheduler's job weight: 2^priority, priority clamped to [-2, 2].
+double PriorityWeight(int priority);
+
+struct PoolSpec {
+  std::string name;
+  double weight = 1.0;  // > 0
+  int min_maps = 0;     // ≥ 0, guaranteed map slots (minMaps)
+  int min_reduces = 0;  // ≥ 0 (minReduces)
+  bool fifo = false;    // schedulingMode FIFO (default FAIR)
+};
+
+// Parses "name[:weight[:min_maps[:min_reduces[:fair|fifo]]]],...", e.g.
+// "prod:2:10:5,adhoc:1:0:0:fifo" (spaces around fields are ignored; "" =
+// no pools). InvalidArgument naming the bad entry for an empty or repeated
+// name, a weight ≤ 0, a negative or non-integer min share, or an unknown
+// mode.
+Result<std::vector<PoolSpec>> ParsePools(const std::string& spec);
+
+class FairOrder : public JobOrder {
+ public:
+  explicit FairOrder(std::vector<PoolSpec> pools = {});
+
+  const char* name() const override { return "fair"; }
+  void Update(const ClusterState& state, TimeMs now) override;
+  void Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const override;
+
+  // The pool a job belongs to ("default" for an empty Job::pool).
+  static const std::string& PoolName(const Job& job);
+  // Fair shares as of the last Update; 0 for a pool or job it did not see.
+  double PoolFairShare(const std::string& pool, bool for_maps) const;
+  double JobFairShare(JobId job, bool for_maps) const;
+
+ private:
+  struct Shares {
+    double map = 0, reduce = 0;
+  };
+  struct Cached {
+    bool seen = false;
+    int demand_maps = 0, demand_reduces = 0;
+    Shares share;
+  };
+  const PoolSpec& Spec(const std::string& pool) const;
+  int Demand(const ClusterState& state, JobId job, bool for_maps) const;
+
+  std::map<std::string, PoolSpec> specs_;  // configured pools by name
+  PoolSpec default_spec_;                  // for pools made on demand
+  std::map<std::string, Shares> pool_shares_;
+  std::vector<Cached> jobs_;  // by JobId
+};
+
+}  // namespace mr::sched

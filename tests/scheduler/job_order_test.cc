@@ -1,0 +1,218 @@
+// Tests for scheduler/job_order.h: FIFO order, the Fair Scheduler's share
+// computation and its FairShareComparator order (baselines.md §3.1–3.3),
+// one decision at a time, each with why.
+#include "scheduler/job_order.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/scheduler/test_host.h"
+
+namespace mr::sched {
+namespace {
+
+using test::MakeJob;
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A cluster of 4 nodes with 50 map and 10 reduce slots each (200 / 40),
+// for building jobs and running tasks on them.
+class OrderTest : public ::testing::Test {
+ protected:
+  OrderTest() {
+    for (int i = 0; i < 4; ++i) state.AddNode("n" + std::to_string(i), 0, -1, 50, 10);
+  }
+  // A job of `maps` maps on n0 in `pool`.
+  JobId Add(const std::string& pool, int maps = 10, int priority = 0, TimeMs submit_ms = 0) {
+    Job job = MakeJob(std::vector<std::vector<NodeId>>(static_cast<size_t>(maps), {0}), 1, priority,
+                      submit_ms);
+    job.pool = pool;
+    return state.AddJob(std::move(job));
+  }
+  // Runs `count` more maps of `job` on n0.
+  void Run(JobId job, int count) {
+    for (const MapTask& m : state.job(job).maps) {
+      if (count == 0) return;
+      if (m.state == TaskState::kPending) state.LaunchMap(job, m.index, 0), --count;
+    }
+  }
+  std::vector<JobId> Sorted(const JobOrder& order, bool maps = true) {
+    std::vector<JobId> jobs = state.active_jobs();
+    std::reverse(jobs.begin(), jobs.end());  // the input order must not matter
+    order.Sort(state, maps, &jobs);
+    return jobs;
+  }
+
+  ClusterState state;
+};
+
+TEST_F(OrderTest, FifoIsPriorityThenSubmitTimeThenId) {
+  JobId j0 = Add("p", 1, /*priority=*/0, /*submit_ms=*/100);
+  JobId j1 = Add("p", 1, /*priority=*/1, /*submit_ms=*/200);
+  JobId j2 = Add("p", 1, 0, 50);
+  JobId j3 = Add("p", 1, 0, 50);
+  // Higher priority first, then earlier submission, then the lower id:
+  // exactly FifoPolicy's queue.
+  EXPECT_THAT(Sorted(FifoOrder()), ElementsAre(j1, j2, j3, j0));
+}
+
+TEST(FairSharesTest, WeightsSplitTheSlotsProportionally) {
+  // 2:1 weights, enough demand: 12 slots split 8 / 4.
+  EXPECT_THAT(ComputeFairShares({{2, 0, 100}, {1, 0, 100}}, 12),
+              ElementsAre(DoubleNear(8, 1e-3), DoubleNear(4, 1e-3)));
+}
+
+TEST(FairSharesTest, DemandCapsAShareAndTheRestGoesToOthers) {
+  // The first wants only 2 of its equal half: the other gets the 8 left.
+  EXPECT_THAT(ComputeFairShares({{1, 0, 2}, {1, 0, 100}}, 10),
+              ElementsAre(DoubleNear(2, 1e-3), DoubleNear(8, 1e-3)));
+}
+
+TEST(FairSharesTest, MinShareIsAFloor) {
+  // Equal weights would give 5 / 5, but the second is guaranteed 8.
+  EXPECT_THAT(ComputeFairShares({{1, 0, 100}, {1, 8, 100}}, 10),
+              ElementsAre(DoubleNear(2, 1e-3), DoubleNear(8, 1e-3)));
+  // A min share above demand is capped by demand.
+  EXPECT_THAT(ComputeFairShares({{1, 0, 100}, {1, 8, 3}}, 10),
+              ElementsAre(DoubleNear(7, 1e-3), DoubleNear(3, 1e-3)));
+}
+
+TEST(FairSharesTest, TotalDemandBelowTheSlotsIsMetInFull) {
+  // Σ share = min(Σ demand, slots) = 5: everyone gets its demand.
+  EXPECT_THAT(ComputeFairShares({{1, 0, 2}, {4, 0, 3}}, 100),
+              ElementsAre(DoubleNear(2, 1e-3), DoubleNear(3, 1e-3)));
+}
+
+TEST(FairSharesTest, TwentyFiveBisectionStepsAreCloseEnough) {
+  // R needs doubling up to 2^6 = 64 before bisection; 25 halvings of 64
+  // leave an error below 2e-6 per unit weight.
+  std::vector<double> s = ComputeFairShares({{1, 0, 1000}, {3, 0, 1000}}, 200);
+  EXPECT_NEAR(s[0], 50, 1e-4);
+  EXPECT_NEAR(s[1], 150, 1e-4);
+}
+
+TEST_F(OrderTest, PoolBelowItsMinShareComesFirst) {
+  FairOrder order(*ParsePools("prod:1:3:0"));
+  JobId adhoc = Add("adhoc");
+  JobId prod = Add("prod");
+  Run(prod, 2);  // below its min share of 3
+  // prod runs 2 and adhoc none, but prod is needy (2 < min(3, demand)).
+  EXPECT_THAT(Sorted(order), ElementsAre(prod, adhoc));
+  Run(prod, 1);
+  // At its min share prod is no longer needy: 3 / 1 > 0 / 1.
+  EXPECT_THAT(Sorted(order), ElementsAre(adhoc, prod));
+}
+
+TEST_F(OrderTest, NeedyPoolsByRunningOverMinShare) {
+  FairOrder order(*ParsePools("a:1:10:0,b:1:4:0"));
+  JobId a = Add("a", 20), b = Add("b", 20);
+  Run(a, 3);  // 3 / 10 = 0.3
+  Run(b, 2);  // 2 / 4 = 0.5
+  // Both needy: the one furthest below its minimum first.
+  EXPECT_THAT(Sorted(order), ElementsAre(a, b));
+}
+
+TEST_F(OrderTest, PoolsByRunningOverWeight) {
+  FairOrder order(*ParsePools("heavy:3,light:1"));
+  JobId heavy = Add("heavy", 20), light = Add("light", 20);
+  Run(heavy, 5);  // 5 / 3 ≈ 1.67
+  Run(light, 2);  // 2 / 1
+  // Weight 3 lets heavy run 5 tasks and still be behind light's 2.
+  EXPECT_THAT(Sorted(order), ElementsAre(heavy, light));
+  Run(heavy, 1);  // 6 / 3 = 2: a tie, broken by pool name
+  EXPECT_THAT(Sorted(order), ElementsAre(heavy, light));
+  Run(heavy, 1);  // 7 / 3 > 2
+  EXPECT_THAT(Sorted(order), ElementsAre(light, heavy));
+}
+
+TEST_F(OrderTest, EqualPoolsTieOnNameAndUnlistedPoolsAreDefault) {
+  FairOrder order;
+  JobId z = Add("zeta"), a = Add("alpha"), d = Add("");
+  // No pool runs anything and all weigh 1: name order, "" being "default".
+  EXPECT_THAT(Sorted(order), ElementsAre(a, d, z));
+}
+
+TEST_F(OrderTest, JobsInAPoolByRunningOverPriorityWeight) {
+  FairOrder order;
+  JobId normal = Add("p", 10, /*priority=*/0, /*submit_ms=*/0);
+  JobId high = Add("p", 10, /*priority=*/1, /*submit_ms=*/10);
+  Run(normal, 1);  // 1 / 1
+  Run(high, 2);    // 2 / 2: a tie, broken by submit time
+  EXPECT_THAT(Sorted(order), ElementsAre(normal, high));
+  Run(normal, 1);  // 2 / 1 > 2 / 2: the HIGH job (weight 2) goes first
+  EXPECT_THAT(Sorted(order), ElementsAre(high, normal));
+}
+
+TEST_F(OrderTest, FifoPoolKeepsFifoOrderInside) {
+  FairOrder order(*ParsePools("batch:1:0:0:fifo"));
+  JobId first = Add("batch", 10, 0, /*submit_ms=*/0);
+  JobId second = Add("batch", 10, 0, /*submit_ms=*/10);
+  Run(first, 3);
+  // A FAIR pool would now prefer `second` (0 running); FIFO keeps `first`.
+  EXPECT_THAT(Sorted(order), ElementsAre(first, second));
+}
+
+TEST_F(OrderTest, ReducesUseReduceCountsAndMinShares) {
+  FairOrder order(*ParsePools("b:1:5:0,z:1:0:1"));
+  JobId b = Add("b", 1), z = Add("z", 1);
+  for (JobId j : {b, z}) {
+    state.LaunchMap(j, 0, 0);
+    state.FinishMap(j, 0, 10);  // past slow-start: reduce demand 1
+  }
+  // For reduces only z has a min share (min_reduces 1; b's 5 are maps), so
+  // z is needy and goes before b despite the name order.
+  EXPECT_THAT(Sorted(order, /*maps=*/false), ElementsAre(z, b));
+}
+
+TEST_F(OrderTest, UpdateComputesPoolThenJobShares) {
+  FairOrder order(*ParsePools("prod:3:0:0,batch:1:0:0:fifo"));
+  JobId p0 = Add("prod", 100), p1 = Add("prod", 100, /*priority=*/1);
+  JobId b0 = Add("batch", 100);
+  order.Update(state, 0);
+  // Demand 300 for 200 map slots, split 3:1 between the pools.
+  EXPECT_NEAR(order.PoolFairShare("prod", true), 150, 1e-3);
+  EXPECT_NEAR(order.PoolFairShare("batch", true), 50, 1e-3);
+  // Inside prod, 2^priority weights: 1:2 of 150.
+  EXPECT_NEAR(order.JobFairShare(p0, true), 50, 1e-3);
+  EXPECT_NEAR(order.JobFairShare(p1, true), 100, 1e-3);
+  // A FIFO pool gives its jobs share 0.
+  EXPECT_EQ(order.JobFairShare(b0, true), 0);
+  // No reduce demand before slow-start: no reduce share.
+  EXPECT_EQ(order.PoolFairShare("prod", false), 0);
+}
+
+TEST(PriorityWeightTest, HadoopFactors) {
+  // VERY_HIGH 4, HIGH 2, NORMAL 1, LOW 0.5, VERY_LOW 0.25; clamped outside.
+  EXPECT_EQ(PriorityWeight(2), 4);
+  EXPECT_EQ(PriorityWeight(0), 1);
+  EXPECT_EQ(PriorityWeight(-2), 0.25);
+  EXPECT_EQ(PriorityWeight(7), 4);
+}
+
+TEST(ParsePoolsTest, FieldsAreOptionalAndSpacesIgnored) {
+  auto pools = ParsePools(" prod : 2 : 10 : 5 , adhoc, batch:1:0:0:fifo");
+  ASSERT_TRUE(pools.ok()) << pools.status().ToString();
+  ASSERT_EQ(pools->size(), 3u);
+  EXPECT_EQ((*pools)[0].name, "prod");
+  EXPECT_EQ((*pools)[0].weight, 2);
+  EXPECT_EQ((*pools)[0].min_maps, 10);
+  EXPECT_EQ((*pools)[0].min_reduces, 5);
+  EXPECT_EQ((*pools)[1].weight, 1);  // defaults
+  EXPECT_FALSE((*pools)[1].fifo);
+  EXPECT_TRUE((*pools)[2].fifo);
+  EXPECT_TRUE(ParsePools("").ok());
+}
+
+TEST(ParsePoolsTest, BadEntriesAreRejectedByName) {
+  EXPECT_THAT(ParsePools("a:0").status().message(), HasSubstr("'a:0': weight must be"));
+  EXPECT_THAT(ParsePools("a:1:-1").status().message(), HasSubstr("min_maps must be"));
+  EXPECT_THAT(ParsePools("a:1:0:x").status().message(), HasSubstr("min_reduces must be"));
+  EXPECT_THAT(ParsePools("a,a").status().message(), HasSubstr("pool named twice"));
+  EXPECT_THAT(ParsePools("a,,b").status().message(), HasSubstr("empty pool name"));
+  EXPECT_THAT(ParsePools("a:1:0:0:lifo").status().message(), HasSubstr("mode must be"));
+  EXPECT_TRUE(ParsePools("a:1.5").ok());
+}
+
+}  // namespace
+}  // namespace mr::sched
