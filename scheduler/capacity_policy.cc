@@ -5,32 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "scheduler/spec_text.h"
+
 namespace mr::sched {
 namespace {
-
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(Trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-bool ParseNumber(const std::string& s, double* out) {
-  const char* end = s.data() + s.size();
-  auto [p, ec] = std::from_chars(s.data(), end, *out);
-  return ec == std::errc() && p == end && std::isfinite(*out);
-}
 
 int CeilDiv(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
@@ -67,8 +45,8 @@ Status CheckCapacityQueues(const std::vector<CapacityQueueConfig>& queues) {
 
 Result<std::vector<CapacityQueueConfig>> ParseCapacityQueues(const std::string& spec) {
   std::vector<CapacityQueueConfig> queues;
-  for (const std::string& item : Split(spec, ',')) {
-    const std::vector<std::string> f = Split(item, ':');
+  for (const std::string& item : SplitTrimmed(spec, ',')) {
+    const std::vector<std::string> f = SplitTrimmed(item, ':');
     const std::string where = "queue '" + item + "': ";
     if (f.size() < 2 || f.size() > 3) {
       return Status::InvalidArgument(where + "expected name:capacity[:max_capacity]");

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "scheduler/spec_text.h"
+
 namespace mr::sched {
 
 // ---- FifoOrder ----
@@ -71,41 +73,12 @@ double PriorityWeight(int priority) { return std::ldexp(1.0, std::clamp(priority
 
 // ---- Pool specs ----
 
-namespace {
-
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(Trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-template <typename T>
-bool ParseNumber(const std::string& s, T* out) {
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, *out);
-  return ec == std::errc() && ptr == end;
-}
-
-}  // namespace
-
 Result<std::vector<PoolSpec>> ParsePools(const std::string& spec) {
   std::vector<PoolSpec> pools;
-  if (Trim(spec).empty()) return pools;
+  if (TrimSpaces(spec).empty()) return pools;
   std::set<std::string> names;
-  for (const std::string& entry : Split(spec, ',')) {
-    const std::vector<std::string> f = Split(entry, ':');
+  for (const std::string& entry : SplitTrimmed(spec, ',')) {
+    const std::vector<std::string> f = SplitTrimmed(entry, ':');
     auto bad = [&](const std::string& why) {
       return Status::InvalidArgument(
           "pools: entry '" + entry + "': " + why +
