@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   }
   const mr::Status s = RunLocal(job, inputs, output, options);
   if (!s.ok()) {
-    std::fprintf(stderr, "mr-local: %s\n", s.ToString().c_str());
-    return 1;
+    std::fprintf(stderr, "mr-local: %s\n", s.message().c_str());
+    // 2: the request was wrong (unknown job or parameter, missing input,
+    // existing output); 1: the job failed while running.
+    return s.IsInvalidArgument() || s.IsNotFound() || s.IsAlreadyExists() ? 2 : 1;
   }
   return 0;
 }
