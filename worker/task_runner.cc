@@ -1,0 +1,276 @@
+#include "worker/task_runner.h"
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <utility>
+
+namespace mr::worker {
+namespace {
+
+using jobs::Job;
+
+// Text output of WriteOutput, handed on in chunks of about kWriteChunkBytes.
+// After the first error from `write` it drops everything and keeps the error.
+class ChunkedOutput : public jobs::Emitter {
+ public:
+  ChunkedOutput(const Job& job, std::function<Status(std::string_view)> write)
+      : job_(job), write_(std::move(write)) {}
+
+  void Emit(std::string_view key, std::string_view value) override {
+    ++records_;
+    if (!status_.ok()) return;
+    job_.WriteOutput(key, value, &buf_);
+    if (static_cast<int64_t>(buf_.size()) >= kWriteChunkBytes) Flush();
+  }
+
+  // Hands on what is buffered; the first error so far.
+  Status Flush() {
+    if (status_.ok() && !buf_.empty()) {
+      status_ = write_(buf_);
+      bytes_ += static_cast<int64_t>(buf_.size());
+    }
+    buf_.clear();
+    return status_;
+  }
+
+  const Status& status() const { return status_; }
+  int64_t records() const { return records_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  const Job& job_;
+  std::function<Status(std::string_view)> write_;
+  std::string buf_;
+  Status status_;
+  int64_t records_ = 0;
+  int64_t bytes_ = 0;
+};
+
+// Map output for reducers >= 1: counts raw bytes, partitions, Add()s.
+class PartitionedOutput : public jobs::Emitter {
+ public:
+  PartitionedOutput(const Job& job, int reducers, MapOutputBuffer* buffer)
+      : job_(job), reducers_(reducers), buffer_(buffer) {}
+
+  void Emit(std::string_view key, std::string_view value) override {
+    raw_bytes_ += static_cast<int64_t>(key.size() + value.size());
+    ++records_;
+    if (!status_.ok()) return;
+    const int p = job_.Partition(key, reducers_);
+    if (p < 0 || p >= reducers_) {
+      status_ = Status::Internal("Partition() gave " + std::to_string(p) + " for " +
+                                 std::to_string(reducers_) + " reducers");
+      return;
+    }
+    status_ = buffer_->Add(p, key, value);  // copies key and value
+  }
+
+  const Status& status() const { return status_; }
+  int64_t raw_bytes() const { return raw_bytes_; }
+  int64_t records() const { return records_; }
+
+ private:
+  const Job& job_;
+  const int reducers_;
+  MapOutputBuffer* buffer_;
+  Status status_;
+  int64_t raw_bytes_ = 0;
+  int64_t records_ = 0;
+};
+
+// Counts raw bytes on the way to a ChunkedOutput (map-only tasks).
+class CountingOutput : public jobs::Emitter {
+ public:
+  explicit CountingOutput(ChunkedOutput* out) : out_(out) {}
+  void Emit(std::string_view key, std::string_view value) override {
+    raw_bytes_ += static_cast<int64_t>(key.size() + value.size());
+    out_->Emit(key, value);
+  }
+  int64_t raw_bytes() const { return raw_bytes_; }
+
+ private:
+  ChunkedOutput* out_;
+  int64_t raw_bytes_ = 0;
+};
+
+// ValueStream / NextValueFn over a function.
+class FnValues : public jobs::ValueStream {
+ public:
+  explicit FnValues(const NextValueFn& next) : next_(next) {}
+  bool Next(std::string_view* value) override { return next_(value); }
+
+ private:
+  const NextValueFn& next_;
+};
+
+class FnEmitter : public jobs::Emitter {
+ public:
+  explicit FnEmitter(const EmitFn& emit) : emit_(emit) {}
+  void Emit(std::string_view key, std::string_view value) override { emit_(key, value); }
+
+ private:
+  const EmitFn& emit_;
+};
+
+// Counts what a reduce task reads from one segment.
+class CountingReader : public SegmentReader {
+ public:
+  CountingReader(std::unique_ptr<SegmentReader> in, ReduceTaskResult* counts)
+      : in_(std::move(in)), counts_(counts) {}
+  Result<bool> Next(std::string_view* key, std::string_view* value) override {
+    Result<bool> more = in_->Next(key, value);
+    if (more.ok() && *more) {
+      ++counts_->input_records;
+      counts_->input_raw_bytes += static_cast<int64_t>(key->size() + value->size());
+    }
+    return more;
+  }
+
+ private:
+  std::unique_ptr<SegmentReader> in_;
+  ReduceTaskResult* counts_;
+};
+
+// Steps 1-2 of a map task: Map over the split's lines (and lookahead), then
+// FinishMap, counting the split's lines into *result.
+Status MapSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read, Job& job,
+                jobs::Emitter& out, MapTaskResult* result) {
+  jobs::LineReader reader(read, spec.file_length, spec.split_offset,
+                          spec.split_offset + spec.split_length, job.lookahead_lines());
+  std::string_view line;
+  jobs::LineInfo info;
+  info.file = spec.file;
+  for (;;) {
+    MR_ASSIGN_OR_RETURN(bool more, reader.Next(&line, &info.offset, &info.in_split));
+    if (!more) break;
+    if (info.in_split) {
+      ++result->records_in;
+      const int64_t end = info.offset + static_cast<int64_t>(line.size());
+      result->input_bytes += static_cast<int64_t>(line.size()) + (end < spec.file_length ? 1 : 0);
+    }
+    job.Map(line, info, out);
+  }
+  job.FinishMap(out);
+  return Status::OK();
+}
+
+std::string JoinPath(const std::string& dir, const char* name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// reducers == 0: Map's output through WriteOutput into work_dir/map-output.txt.
+Status RunMapOnly(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read, Job& job,
+                  MapTaskResult* result) {
+  result->output_path = JoinPath(spec.work_dir, "map-output.txt");
+  const std::string tmp = result->output_path + ".tmp";
+  std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+  if (!file) return Status::IOError("cannot create '" + tmp + "'");
+  ChunkedOutput text(job, [&](std::string_view chunk) {
+    file.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    return file ? Status::OK() : Status::IOError("cannot write '" + tmp + "'");
+  });
+  CountingOutput out(&text);
+  Status s = MapSplit(spec, read, job, out, result);
+  if (s.ok()) s = text.Flush();
+  if (s.ok()) {
+    file.close();
+    if (!file) s = Status::IOError("cannot write '" + tmp + "'");
+  }
+  if (s.ok() && std::rename(tmp.c_str(), result->output_path.c_str()) != 0) {
+    s = Status::IOError("cannot rename '" + tmp + "'");
+  }
+  if (!s.ok()) {
+    std::remove(tmp.c_str());
+    return s;
+  }
+  result->raw_output_bytes = out.raw_bytes();
+  result->records_out = text.records();
+  return Status::OK();
+}
+
+Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read) {
+  if (spec.reducers < 0) return Status::InvalidArgument("reducers must be >= 0");
+  if (spec.split_offset < 0 || spec.split_length < 0) {
+    return Status::InvalidArgument("split offset and length must be >= 0");
+  }
+  if (spec.work_dir.empty()) return Status::InvalidArgument("work_dir is required");
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params));
+  MapTaskResult result;
+  if (spec.reducers == 0) {
+    MR_RETURN_IF_ERROR(RunMapOnly(spec, read, *job, &result));
+    return result;
+  }
+
+  MapOutputOptions options;
+  options.partitions = spec.reducers;
+  options.sort_buffer_bytes = spec.sort_buffer_bytes;
+  options.spill_dir = spec.work_dir;
+  if (job->has_combiner()) {
+    options.combiner = [&job](std::string_view key, const NextValueFn& next, const EmitFn& emit) {
+      FnValues values(next);
+      FnEmitter out(emit);
+      job->Combine(key, values, out);
+    };
+  }
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<MapOutputBuffer> buffer, MapOutputBuffer::Create(options));
+  PartitionedOutput out(*job, spec.reducers, buffer.get());
+  MR_RETURN_IF_ERROR(MapSplit(spec, read, *job, out, &result));
+  MR_RETURN_IF_ERROR(out.status());
+  result.output_path = JoinPath(spec.work_dir, "map-output");
+  MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));
+  result.raw_output_bytes = out.raw_bytes();
+  result.records_out = out.records();
+  return result;
+}
+
+Result<ReduceTaskResult> ReduceTask(const ReduceTaskSpec& spec,
+                                    std::vector<std::unique_ptr<SegmentReader>> inputs,
+                                    const std::function<Status(std::string_view)>& write) {
+  if (spec.reducers < 1 || spec.index < 0 || spec.index >= spec.reducers) {
+    return Status::InvalidArgument("reduce index " + std::to_string(spec.index) + " of " +
+                                   std::to_string(spec.reducers) + " reducers");
+  }
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params));
+  ReduceTaskResult result;
+  for (auto& in : inputs) in = std::make_unique<CountingReader>(std::move(in), &result);
+  MergingReader merger(std::move(inputs));
+  const NextValueFn next = [&merger](std::string_view* v) { return merger.NextValue(v); };
+  FnValues values(next);
+  ChunkedOutput out(*job, write);
+  for (;;) {
+    std::string_view key;
+    MR_ASSIGN_OR_RETURN(bool more, merger.NextKey(&key));
+    if (!more) break;
+    job->Reduce(key, values, out);
+    MR_RETURN_IF_ERROR(out.status());
+  }
+  job->FinishReduce(out);
+  MR_RETURN_IF_ERROR(out.Flush());
+  result.output_records = out.records();
+  result.output_bytes = out.bytes();
+  return result;
+}
+
+}  // namespace
+
+Result<MapTaskResult> RunMapTask(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read) {
+  try {
+    return MapTask(spec, read);
+  } catch (const std::exception& e) {
+    std::remove(JoinPath(spec.work_dir, "map-output.txt.tmp").c_str());  // map-only's partial file
+    return Status::Internal("map task of job '" + spec.job + "': " + e.what());
+  }
+}
+
+Result<ReduceTaskResult> RunReduceTask(const ReduceTaskSpec& spec,
+                                       std::vector<std::unique_ptr<SegmentReader>> inputs,
+                                       const std::function<Status(std::string_view)>& write) {
+  try {
+    return ReduceTask(spec, std::move(inputs), write);
+  } catch (const std::exception& e) {
+    return Status::Internal("reduce task of job '" + spec.job + "': " + e.what());
+  }
+}
+
+}  // namespace mr::worker

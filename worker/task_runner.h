@@ -1,0 +1,111 @@
+// Task runner: the pure, local core of a worker's map and reduce tasks, with
+// no networking and no clock. The worker calls it from a task thread, feeding
+// a map task DFS reads (a ReadFn) and a reduce task the segments it fetched;
+// it times the calls itself. Its output equals jobs::RunLocal's (the oracle)
+// byte for byte for the same splits, parameters and reducers.
+//
+// A map task (RunMapTask), in order:
+//  1. MakeJob(job, params): a fresh, configured instance.
+//  2. A LineReader over [split_offset, split_offset + split_length) of the
+//     file with job->lookahead_lines(); Map(line, {file, offset, in_split})
+//     per line, then FinishMap.
+//  3. reducers >= 1: each emitted pair goes to partition Partition(key,
+//     reducers) of a MapOutputBuffer (the job's Combine as its combiner when
+//     has_combiner()), whose Finish() writes work_dir/map-output: one zstd
+//     segment per partition, described by the returned index.
+//     reducers == 0 (map-only): each pair goes, in emission order, uncombined,
+//     through WriteOutput into work_dir/map-output.txt, which is the task's
+//     final output (RunLocal's part-m-NNNNN); the index then has no segments.
+//
+// A reduce task (RunReduceTask): MakeJob; a MergingReader over segment
+// `index` of every map output; Reduce per key in bytewise order (values of a
+// key in input order, then in map emission order: RunLocal's stable sort);
+// FinishReduce; WriteOutput's text handed to `write` in chunks of about
+// kWriteChunkBytes (the last may be shorter; no chunk is empty).
+//
+// Thread-safe: the functions share no state; each call uses its own job
+// instance and files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "jobs/job.h"
+#include "jobs/line_reader.h"
+#include "worker/map_output.h"
+
+namespace mr::worker {
+
+struct MapTaskSpec {
+  std::string job;      // registered job name
+  jobs::Params params;  // resolved, including what Plan() added
+  int reducers = 1;     // 0 = map-only job
+  std::string file;     // DFS path of the input file (LineInfo::file)
+  int64_t file_length = 0;
+  int64_t split_offset = 0;
+  int64_t split_length = 0;
+  // Memory for buffered map output before a spill. Default: 64 MiB.
+  int64_t sort_buffer_bytes = 64 << 20;
+  // An existing local directory owned by this task: the output file and any
+  // spill files go here. Default: none (required).
+  std::string work_dir;
+};
+
+struct MapTaskResult {
+  // Where each partition's segment is in output_path; no segments when
+  // map-only.
+  MapOutputIndex index;
+  // work_dir/map-output (segments) or work_dir/map-output.txt (map-only).
+  std::string output_path;
+  // Bytes of the lines that start in the split, each with its '\n', so the
+  // last line counts up to its end past the split; lookahead lines are not
+  // counted. Over any partition of a file into splits these sum to its size.
+  int64_t input_bytes = 0;
+  // Lines that start in the split (Map calls with in_split, no lookahead).
+  int64_t records_in = 0;
+  // Serialized key+value bytes emitted by Map and FinishMap, before the
+  // combiner (JoSS' raw filter-percentage numerator).
+  int64_t raw_output_bytes = 0;
+  int64_t records_out = 0;  // pairs emitted by Map and FinishMap
+};
+
+// Runs one map task. `read` reads bytes of spec.file (see LineReader::ReadFn).
+// Errors: InvalidArgument for an unknown job, a bad parameter or spec
+// (negative reducers or split, missing work_dir); IOError from `read` or the
+// local disk; Internal when Partition() returns an out-of-range partition or
+// the job throws. On error no output file is left behind.
+Result<MapTaskResult> RunMapTask(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read);
+
+struct ReduceTaskSpec {
+  std::string job;
+  jobs::Params params;  // resolved, as for the map tasks
+  int index = 0;        // this reduce task's partition, 0 <= index < reducers
+  int reducers = 1;
+};
+
+struct ReduceTaskResult {
+  int64_t input_records = 0;    // records read from all segments
+  int64_t input_raw_bytes = 0;  // their serialized key+value bytes
+  int64_t output_records = 0;   // pairs emitted by Reduce and FinishReduce
+  int64_t output_bytes = 0;     // bytes handed to `write`
+};
+
+// Chunk size RunReduceTask hands to `write`.
+inline constexpr int64_t kWriteChunkBytes = 1 << 20;
+
+// Runs one reduce task over `inputs` (segment spec.index of each map output,
+// in map order; ownership passes to the task). Every byte of output goes
+// through `write`, in order; an error from `write` stops the task and is
+// returned. No inputs is not an error (FinishReduce may still write).
+// Errors: InvalidArgument for a bad job, parameter or index; Corruption from a
+// malformed segment; whatever `write` returns; Internal if the job throws.
+Result<ReduceTaskResult> RunReduceTask(const ReduceTaskSpec& spec,
+                                       std::vector<std::unique_ptr<SegmentReader>> inputs,
+                                       const std::function<Status(std::string_view chunk)>& write);
+
+}  // namespace mr::worker
