@@ -142,6 +142,9 @@ int64_t CapacityPolicy::scheduling_opportunities(JobId job) const {
 // Each queue's active jobs in queue order: submit time, then id; with
 // supports_priority, priority (highest first) before both.
 void CapacityPolicy::FileJobs(const ClusterState& state) {
+  if (&state == filed_state_ && state.active_jobs() == filed_active_) return;
+  filed_state_ = &state;
+  filed_active_ = state.active_jobs();
   queue_jobs_.assign(options_.queues.size(), {});
   for (JobId id : state.active_jobs()) {
     queue_jobs_[static_cast<size_t>(jobs_[static_cast<size_t>(id)].queue)].push_back(id);
@@ -173,8 +176,10 @@ std::vector<CapacityPolicy::Usage> CapacityPolicy::ComputeUsage(const ClusterSta
       const int running = maps ? job.running_maps : job.running_reduces;
       const bool pending =
           maps ? job.pending_maps() > 0 : job.reduces_may_start() && job.pending_reduces() > 0;
-      usage[q].occupied += running;
-      usage[q].by_user[job.user] += running;
+      if (running > 0) {  // a 0 entry reads as a missing one (UserMayTake)
+        usage[q].occupied += running;
+        usage[q].by_user[job.user] += running;
+      }
       if (pending) usage[q].active_users.insert(job.user);
     }
   }
@@ -276,7 +281,10 @@ void CapacityPolicy::AssignReduce(const ClusterState& state, NodeId node, Launch
     if (u.max_capacity > 0 && u.occupied + 1 > u.max_capacity) continue;
     for (JobId id : queue_jobs_[static_cast<size_t>(q)]) {
       const Job& job = state.job(id);
-      if (job.reduces.empty() || !UserMayTake(u, job.user)) continue;
+      // No pending reduce, or before slow-start: the substrate would find
+      // none (checked first: it is cheaper than the user limit).
+      if (job.reduces.empty() || job.pending_reduces() == 0 || !job.reduces_may_start()) continue;
+      if (!UserMayTake(u, job.user)) continue;
       if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
         launcher.LaunchReduce(id, i);
         return;

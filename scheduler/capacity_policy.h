@@ -167,7 +167,13 @@ class CapacityPolicy : public Scheduler {
   CapacityOptions options_;
   JobTaskIndex tasks_;
   std::vector<JobInfo> jobs_;                   // by JobId
-  std::vector<std::vector<JobId>> queue_jobs_;  // per queue, in order; rebuilt each heartbeat
+  std::vector<std::vector<JobId>> queue_jobs_;  // per queue, in order
+  // The active jobs queue_jobs_ was filed from: the order's key (priority,
+  // submit time, id; the queue) never changes after arrival, so
+  // queue_jobs_ is re-filed only when this set changes. A host that
+  // changes a job's priority must finish and re-add it.
+  const ClusterState* filed_state_ = nullptr;
+  std::vector<JobId> filed_active_;
 };
 
 // The registry entry: name "capacity"; parameters queues,

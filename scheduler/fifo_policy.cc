@@ -18,50 +18,119 @@ Result<std::unique_ptr<FifoPolicy>> FifoPolicy::Create(const FifoOptions& option
   return std::unique_ptr<FifoPolicy>(new FifoPolicy(options));
 }
 
-void FifoPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
-  tasks_.AddJob(state, job);
+void FifoPolicy::RefreshLoad(const ClusterState& state, JobId job) {
+  if (static_cast<size_t>(job) >= loads_.size()) loads_.resize(static_cast<size_t>(job) + 1);
+  Load& l = loads_[static_cast<size_t>(job)];
+  const Job& j = state.job(job);
+  if (!l.active) {
+    l.active = true;
+    if (!j.reduces.empty()) {
+      ++padding_jobs_;
+      padding_maps_ += static_cast<int64_t>(j.maps.size());
+      padding_reduces_ += static_cast<int64_t>(j.reduces.size());
+    }
+  }
+  remaining_maps_ -= l.remaining_maps;
+  remaining_reduces_ -= l.remaining_reduces;
+  l.remaining_maps = static_cast<int64_t>(j.maps.size()) - j.finished_maps;
+  l.remaining_reduces =
+      j.reduces_may_start() ? static_cast<int64_t>(j.reduces.size()) - j.finished_reduces : 0;
+  remaining_maps_ += l.remaining_maps;
+  remaining_reduces_ += l.remaining_reduces;
+  UpdateReducible(state, job);
 }
 
-void FifoPolicy::OnJobFinished(const ClusterState&, JobId job, TimeMs) { tasks_.RemoveJob(job); }
+void FifoPolicy::UpdateReducible(const ClusterState& state, JobId job) {
+  Load& l = loads_[static_cast<size_t>(job)];
+  const Job& j = state.job(job);
+  const bool want = l.active && !j.reduces.empty() && j.pending_reduces() > 0 &&
+                    j.reduces_may_start();
+  if (want == l.reducible) return;
+  const Key key{-j.priority, j.submit_ms, job};
+  if (want) {
+    reducible_.insert(key);
+  } else {
+    reducible_.erase(key);
+  }
+  l.reducible = want;
+}
+
+void FifoPolicy::DropLoad(const ClusterState& state, JobId job) {
+  if (job < 0 || static_cast<size_t>(job) >= loads_.size()) return;
+  Load& l = loads_[static_cast<size_t>(job)];
+  if (!l.active) return;
+  remaining_maps_ -= l.remaining_maps;
+  remaining_reduces_ -= l.remaining_reduces;
+  if (l.reducible) {
+    const Job& j = state.job(job);
+    reducible_.erase(Key{-j.priority, j.submit_ms, job});
+  }
+  l = Load{};
+}
+
+void FifoPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
+  tasks_.AddJob(state, job);
+  RefreshLoad(state, job);
+}
+
+void FifoPolicy::OnJobFinished(const ClusterState& state, JobId job, TimeMs) {
+  tasks_.RemoveJob(job);
+  if (job >= 0 && static_cast<size_t>(job) < loads_.size() &&
+      loads_[static_cast<size_t>(job)].active) {
+    const Job& j = state.job(job);
+    if (!j.reduces.empty()) {
+      --padding_jobs_;
+      padding_maps_ -= static_cast<int64_t>(j.maps.size());
+      padding_reduces_ -= static_cast<int64_t>(j.reduces.size());
+    }
+  }
+  DropLoad(state, job);
+}
+
+void FifoPolicy::OnMapFinished(const ClusterState& state, JobId job, int32_t, TimeMs) {
+  if (tasks_.Contains(job)) RefreshLoad(state, job);
+}
+
+void FifoPolicy::OnReduceFinished(const ClusterState& state, JobId job, int32_t, TimeMs) {
+  if (tasks_.Contains(job)) RefreshLoad(state, job);
+}
 
 void FifoPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
                               TimeMs) {
   tasks_.TaskPendingAgain(state, job, index, is_map);
+  RefreshLoad(state, job);
 }
 
-void FifoPolicy::OnNodeLost(const ClusterState& state, NodeId, TimeMs) { tasks_.Refresh(state); }
+void FifoPolicy::OnNodeLost(const ClusterState& state, NodeId, TimeMs) {
+  tasks_.Refresh(state);
+  // Finished maps of unfinished jobs are pending again: every job's load.
+  for (JobId id : state.active_jobs()) {
+    if (tasks_.Contains(id)) RefreshLoad(state, id);
+  }
+}
 
 // Hadoop's JobQueueJobInProgressListener order: priority, start time, id.
 void FifoPolicy::SortQueue(const ClusterState& state) {
   queue_ = state.active_jobs();
-  std::sort(queue_.begin(), queue_.end(), [&](JobId a, JobId b) {
-    const Job& x = state.job(a);
-    const Job& y = state.job(b);
-    if (x.priority != y.priority) return x.priority > y.priority;
-    if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
-    return a < b;
-  });
+  order_.Sort(state, /*for_maps=*/true, &queue_);
 }
 
 // Hadoop's exceededPadding, quirk included: jobs without reduces are
-// skipped for maps too.
-bool FifoPolicy::ExceededPadding(const ClusterState& state, const Snapshot& cluster, bool maps,
+// skipped for maps too. Hadoop tests every prefix of the queue; `needed`
+// only grows along it, so the padding does too and the whole queue (the
+// sums kept from the events) decides.
+bool FifoPolicy::ExceededPadding(const ClusterState&, const Snapshot& cluster, bool maps,
                                  int node_slots) const {
+  if (padding_jobs_ == 0) return false;  // no prefix is tested
   const int running = maps ? cluster.running_maps : cluster.running_reduces;
   const int capacity = maps ? cluster.map_capacity : cluster.reduce_capacity;
-  int64_t needed = 0;
-  for (JobId id : queue_) {
-    const Job& job = state.job(id);
-    if (job.reduces.empty()) continue;
-    needed += static_cast<int64_t>(maps ? job.maps.size() : job.reduces.size());
-    int padding = 0;
-    if (cluster.live_nodes > options_.min_cluster_size_for_padding) {
-      const auto pad = static_cast<int64_t>(static_cast<double>(needed) * options_.capacity_pad);
-      padding = static_cast<int>(std::min<int64_t>(node_slots, pad));
-    }
-    if (running + padding >= capacity) return true;
+  const int64_t needed = maps ? padding_maps_ : padding_reduces_;
+  int padding = 0;
+  if (cluster.live_nodes > options_.min_cluster_size_for_padding) {
+    const auto pad = static_cast<int64_t>(static_cast<double>(needed) * options_.capacity_pad);
+    padding = static_cast<int>(std::min<int64_t>(node_slots, pad));
   }
-  return false;
+  return running + padding >= capacity;
 }
 
 namespace {
@@ -78,11 +147,7 @@ int LoadCap(int64_t remaining, int cluster_slots, int node_slots) {
 
 void FifoPolicy::AssignMaps(const ClusterState& state, const Snapshot& cluster, NodeId node,
                             Launcher& launcher) {
-  int64_t remaining = 0;
-  for (JobId id : queue_) {
-    const Job& job = state.job(id);
-    remaining += static_cast<int64_t>(job.maps.size()) - job.finished_maps;
-  }
+  const int64_t remaining = remaining_maps_;
   const Node& n = state.node(node);
   const int available = LoadCap(remaining, cluster.map_capacity, n.map_slots) - n.running_maps;
   if (available <= 0) return;
@@ -113,25 +178,36 @@ void FifoPolicy::AssignMaps(const ClusterState& state, const Snapshot& cluster, 
 
 void FifoPolicy::AssignReduce(const ClusterState& state, const Snapshot& cluster, NodeId node,
                               Launcher& launcher) {
-  int64_t remaining = 0;
-  for (JobId id : queue_) {
-    const Job& job = state.job(id);
-    if (job.reduces_may_start()) {
-      remaining += static_cast<int64_t>(job.reduces.size()) - job.finished_reduces;
-    }
-  }
+  const int64_t remaining = remaining_reduces_;
   const Node& n = state.node(node);
   const int available =
       std::min(LoadCap(remaining, cluster.reduce_capacity, n.reduce_slots) - n.running_reduces, 1);
   if (available <= 0) return;
   const bool exceeded_padding = ExceededPadding(state, cluster, /*maps=*/false, n.reduce_slots);
-  for (JobId id : queue_) {
-    if (state.job(id).reduces.empty()) continue;
+  // Hadoop walks the jobs with reduces in queue order; a job that yields
+  // none ends the walk under padding pressure. Jobs outside reducible_
+  // yield none, so: under pressure only the first job with reduces is
+  // tried; else the reducible ones, in order.
+  auto launch = [&](JobId id) {
     if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
       launcher.LaunchReduce(id, i);
+      UpdateReducible(state, id);
+      return true;
+    }
+    return false;
+  };
+  if (exceeded_padding) {
+    for (JobId id : queue_) {
+      if (state.job(id).reduces.empty()) continue;
+      if (static_cast<size_t>(id) < loads_.size() && loads_[static_cast<size_t>(id)].reducible) {
+        launch(id);
+      }
       return;
     }
-    if (exceeded_padding) return;
+    return;
+  }
+  for (const Key& key : reducible_) {
+    if (launch(std::get<2>(key))) return;
   }
 }
 

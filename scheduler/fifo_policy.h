@@ -6,8 +6,18 @@
 // setup or cleanup tasks; no speculative execution (job_tasks.h).
 //
 // Job order (§2 "Job order"): priority, highest first; then submit time;
-// then job id. Recomputed at every heartbeat, so a priority change applies
-// at once.
+// then job id. Kept by a FifoOrder (job_order.h), which re-sorts only when
+// the set of active jobs changed: the key never changes after arrival, so a
+// host that changes a job's priority must finish and re-add it (Hadoop
+// re-inserts it into the JobQueue too).
+//
+// Cost per heartbeat (bench/scheduler_latency): the load sums and padding
+// sums are kept per job from the events (OnJobAdded, OnMapFinished,
+// OnReduceFinished, OnTaskFailed, OnJobFinished; every job on OnNodeLost),
+// which the host must forward as scheduler.h says; the reduce walk visits,
+// in queue order, only the jobs with a pending reduce past slow-start (an
+// ordered set kept from the same events and from the policy's own
+// launches): the others would yield none.
 //
 // Per heartbeat from node T (§2 "Per-heartbeat procedure"):
 //   1. Load factors over the active jobs: mapLoad = Σ(maps − finished maps)
@@ -51,9 +61,12 @@
 #pragma once
 
 #include <memory>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "common/status.h"
+#include "scheduler/job_order.h"
 #include "scheduler/job_tasks.h"
 #include "scheduler/scheduler.h"
 
@@ -77,6 +90,8 @@ class FifoPolicy : public Scheduler {
   const char* name() const override { return "fifo"; }
   void OnJobAdded(const ClusterState& state, JobId job, TimeMs now) override;
   void OnJobFinished(const ClusterState& state, JobId job, TimeMs now) override;
+  void OnMapFinished(const ClusterState& state, JobId job, int32_t index, TimeMs now) override;
+  void OnReduceFinished(const ClusterState& state, JobId job, int32_t index, TimeMs now) override;
   void OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
                     TimeMs now) override;
   void OnNodeLost(const ClusterState& state, NodeId node, TimeMs now) override;
@@ -91,7 +106,19 @@ class FifoPolicy : public Scheduler {
   };
 
   explicit FifoPolicy(const FifoOptions& options) : options_(options) {}
+  // A job's share of the load sums, as of its last event.
+  struct Load {
+    bool active = false;
+    int64_t remaining_maps = 0;     // maps − finished maps
+    int64_t remaining_reduces = 0;  // reduces − finished, past slow-start only
+    bool reducible = false;         // in reducible_
+  };
+  // FIFO key of a job: (−priority, submit time, id) ascending = queue order.
+  using Key = std::tuple<int, TimeMs, JobId>;
   void SortQueue(const ClusterState& state);
+  void RefreshLoad(const ClusterState& state, JobId job);
+  void DropLoad(const ClusterState& state, JobId job);
+  void UpdateReducible(const ClusterState& state, JobId job);
   bool ExceededPadding(const ClusterState& state, const Snapshot& cluster, bool maps,
                        int node_slots) const;
   void AssignMaps(const ClusterState& state, const Snapshot& cluster, NodeId node,
@@ -101,7 +128,15 @@ class FifoPolicy : public Scheduler {
 
   FifoOptions options_;
   JobTaskIndex tasks_;
-  std::vector<JobId> queue_;  // active jobs in FIFO order; rebuilt each heartbeat
+  FifoOrder order_;
+  std::vector<JobId> queue_;  // active jobs in FIFO order, from order_
+  std::vector<Load> loads_;   // by JobId
+  int64_t remaining_maps_ = 0, remaining_reduces_ = 0;  // Σ over active jobs
+  // Padding sums over the active jobs that have reduces (Hadoop's quirk).
+  int64_t padding_jobs_ = 0, padding_maps_ = 0, padding_reduces_ = 0;
+  // Active jobs with reduces that may offer one (a pending reduce, past
+  // slow-start), in queue order; the others would yield none.
+  std::set<Key> reducible_;
 };
 
 // The registry entry: name "fifo", parameters capacity_pad and

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include "scheduler/spec_text.h"
@@ -18,8 +19,62 @@ bool FifoOrder::Before(const Job& a, const Job& b) {
 }
 
 void FifoOrder::Sort(const ClusterState& state, bool, std::vector<JobId>* jobs) const {
-  std::sort(jobs->begin(), jobs->end(),
-            [&](JobId a, JobId b) { return Before(state.job(a), state.job(b)); });
+  auto before = [&](JobId a, JobId b) { return Before(state.job(a), state.job(b)); };
+  if (&state == cached_state_ && *jobs == cached_input_) {
+    *jobs = cached_order_;  // same set, same keys: same order
+    return;
+  }
+  if (&state == cached_state_ && jobs->size() < cached_order_.size() / 2) {
+    // A small subset (Pandas' per-queue heads): sort it, keep the cache for
+    // the full set.
+    std::sort(jobs->begin(), jobs->end(), before);
+    return;
+  }
+  if (&state != cached_state_) {
+    cached_order_.clear();
+    cached_state_ = &state;
+  }
+  cached_input_ = *jobs;
+  // Marks: 1 = in the cached order, 2 = in the cached order and still asked.
+  size_t max_id = 0;
+  for (JobId id : *jobs) max_id = std::max(max_id, static_cast<size_t>(id));
+  for (JobId id : cached_order_) max_id = std::max(max_id, static_cast<size_t>(id));
+  if (mark_.size() <= max_id) mark_.resize(max_id + 1, 0);
+  for (JobId id : cached_order_) mark_[static_cast<size_t>(id)] = 1;
+  added_.clear();
+  bool repeated = false;
+  for (JobId id : *jobs) {
+    uint8_t& m = mark_[static_cast<size_t>(id)];
+    if (m == 1) {
+      m = 2;
+    } else if (m == 0) {
+      added_.push_back(id);
+      m = 3;
+    } else {
+      repeated = true;  // an id asked twice: not a set, sort plainly
+    }
+  }
+  std::erase_if(cached_order_, [&](JobId id) {
+    uint8_t& m = mark_[static_cast<size_t>(id)];
+    const bool drop = m != 2;
+    m = 0;
+    return drop;
+  });
+  for (JobId id : *jobs) mark_[static_cast<size_t>(id)] = 0;
+  if (repeated) {
+    std::sort(jobs->begin(), jobs->end(), before);
+    cached_state_ = nullptr;
+    cached_input_.clear();
+    cached_order_.clear();
+    return;
+  }
+  std::sort(added_.begin(), added_.end(), before);
+  merged_.clear();
+  merged_.reserve(cached_order_.size() + added_.size());
+  std::merge(cached_order_.begin(), cached_order_.end(), added_.begin(), added_.end(),
+             std::back_inserter(merged_), before);
+  cached_order_.swap(merged_);
+  *jobs = cached_order_;
 }
 
 // ---- Fair shares ----

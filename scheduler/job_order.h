@@ -49,6 +49,7 @@
 // Not thread-safe (one host thread); no I/O.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,12 +70,28 @@ class JobOrder {
   virtual void Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const = 0;
 };
 
+// FifoOrder's key (priority, submit time, id) never changes after a job
+// arrives, so Sort keeps its last answer: when asked again for the same set
+// of jobs (the usual case: state.active_jobs() between arrivals and
+// completions) it copies the cached order, O(n) with no comparisons; when
+// the set changed it drops the jobs that left and merges in the new ones,
+// O(n + k log k). A host that changes a job's priority (or submit time)
+// after the order has seen it must make the order forget it: call Sort
+// once without that job, then with it again (or use a fresh FifoOrder).
 class FifoOrder : public JobOrder {
  public:
   const char* name() const override { return "fifo"; }
   void Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const override;
   // True when `a` goes before `b` (priority desc, submit time, id).
   static bool Before(const Job& a, const Job& b);
+
+ private:
+  // The last Sort's input and answer, and scratch marks by JobId.
+  mutable const ClusterState* cached_state_ = nullptr;
+  mutable std::vector<JobId> cached_input_;
+  mutable std::vector<JobId> cached_order_;
+  mutable std::vector<uint8_t> mark_;
+  mutable std::vector<JobId> added_, merged_;
 };
 
 // One schedulable for ComputeFairShares.

@@ -3,6 +3,8 @@
 // one decision at a time, each with why.
 #include "scheduler/job_order.h"
 
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +57,36 @@ TEST_F(OrderTest, FifoIsPriorityThenSubmitTimeThenId) {
   // Higher priority first, then earlier submission, then the lower id:
   // exactly FifoPolicy's queue.
   EXPECT_THAT(Sorted(FifoOrder()), ElementsAre(j1, j2, j3, j0));
+}
+
+// FifoOrder caches its last answer; arrivals, completions, subsets and
+// repeated ids must still give exactly a fresh sort's answer.
+TEST_F(OrderTest, FifoCacheMatchesAFreshSortAcrossChanges) {
+  const FifoOrder cached;
+  auto fresh = [&](std::vector<JobId> jobs) {
+    std::sort(jobs.begin(), jobs.end(),
+              [&](JobId a, JobId b) { return FifoOrder::Before(state.job(a), state.job(b)); });
+    return jobs;
+  };
+  auto check = [&](std::vector<JobId> jobs) {
+    std::vector<JobId> got = jobs;
+    cached.Sort(state, true, &got);
+    EXPECT_EQ(got, fresh(jobs));
+  };
+  for (int i = 0; i < 12; ++i) Add("p", 1, /*priority=*/i % 3 - 1, /*submit_ms=*/(i * 7) % 5);
+  check(state.active_jobs());
+  check(state.active_jobs());  // the cached answer
+  state.FinishJob(3);
+  state.FinishJob(8);
+  Add("p", 1, 1, 0);
+  Add("p", 1, -1, 100);
+  check(state.active_jobs());  // two left, two arrived: merged
+  std::vector<JobId> reversed = state.active_jobs();
+  std::reverse(reversed.begin(), reversed.end());
+  check(reversed);                     // same set, another input order
+  check({5, 1, 13});                   // a small subset
+  check({5, 5, 1, 2, 4, 6, 7, 9, 10});  // a repeated id
+  check(state.active_jobs());
 }
 
 TEST(FairSharesTest, WeightsSplitTheSlotsProportionally) {
