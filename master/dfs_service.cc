@@ -1,0 +1,204 @@
+// The dfs.* handlers of the Master: the namespace (mkdir, ls, stat, rm,
+// rename) and writes (create, add block, complete block/file, abandon,
+// leases). Membership, replicas and replication are in master.cc.
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "dfs/block_store.h"
+#include "dfs/input_type.h"
+#include "master/master.h"
+#include "master/master_internal.h"
+
+namespace mr::master {
+
+// ---------------------------------------------------------------- namespace
+
+Status Master::Mkdir(const pb::PathRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  return namespace_->Mkdir(path, req.recursive(), WallMs());
+}
+
+Status Master::List(const pb::PathRequest& req, pb::ListReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  MR_ASSIGN_OR_RETURN(auto entries, namespace_->List(path));
+  for (auto& [name, inode] : entries) {
+    auto* e = reply->add_entries();
+    e->set_name(name);
+    inode.clear_blocks();
+    *e->mutable_inode() = std::move(inode);
+  }
+  return Status::OK();
+}
+
+Status Master::Stat(const pb::LocateRequest& req, pb::StatReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  MR_ASSIGN_OR_RETURN(pb::INode inode, namespace_->Lookup(path));
+  reply->set_path(path);
+  int64_t offset = 0;
+  for (const auto& b : inode.blocks()) {
+    pb::LocatedBlock* lb = reply->add_blocks();
+    lb->set_id(b.id());
+    lb->set_bytes(b.bytes());
+    lb->set_offset(offset);
+    offset += b.bytes();
+    auto it = blocks_.find(b.id());
+    if (it == blocks_.end()) continue;
+    for (const auto& node : SortByDistance(it->second.replicas, req.reader_node(), b.id())) {
+      *lb->add_replicas() = Location(node);
+    }
+  }
+  *reply->mutable_inode() = std::move(inode);
+  return Status::OK();
+}
+
+Status Master::Delete(const pb::PathRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  std::vector<uint64_t> freed;
+  MR_RETURN_IF_ERROR(namespace_->Delete(path, req.recursive(), &freed));
+  ForgetBlocks(freed);
+  return Status::OK();
+}
+
+Status Master::Rename(const pb::RenameRequest& req) {
+  MR_ASSIGN_OR_RETURN(std::string from, dfs::NormalizePath(req.from()));
+  MR_ASSIGN_OR_RETURN(std::string to, dfs::NormalizePath(req.to()));
+  return namespace_->Rename(from, to);
+}
+
+// ---------------------------------------------------------------- writes
+
+Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  if (auto existing = namespace_->Lookup(path); existing.ok()) {
+    if (existing->kind() == pb::INode::DIR) return Status::AlreadyExists("'" + path + "' is a directory");
+    if (!req.overwrite()) return Status::AlreadyExists("'" + path + "' already exists");
+  }
+  for (const auto& [id, lease] : leases_) {
+    if (lease->path == path) return Status::AlreadyExists("'" + path + "' is being written by another client");
+  }
+  // Fail now, not after the data is sent, if an ancestor is a file.
+  for (std::string p = dfs::ParentPath(path); p != "/"; p = dfs::ParentPath(p)) {
+    auto ancestor = namespace_->Lookup(p);
+    if (ancestor.ok() && ancestor->kind() == pb::INode::FILE) {
+      return Status::FailedPrecondition("'" + p + "' is a file, not a directory");
+    }
+  }
+  const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
+  const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
+  if (block_size % dfs::kChecksumChunkBytes != 0) {
+    return Status::InvalidArgument("block size must be a multiple of 65536 bytes");
+  }
+  auto lease = std::make_unique<Lease>();
+  lease->path = path;
+  lease->overwrite = req.overwrite();
+  lease->writer = workers_.count(req.writer_node()) ? req.writer_node() : "";
+  lease->last_activity = Clock::now();
+  lease->inode.set_kind(pb::INode::FILE);
+  lease->inode.set_replication(replication);
+  lease->inode.set_block_size(block_size);
+  lease->inode.set_input_type(dfs::InputTypeName(dfs::ClassifyInput(req.first_bytes())));
+  const uint64_t id = next_lease_id_++;
+  leases_[id] = std::move(lease);
+  reply->set_lease_id(id);
+  reply->set_replication(replication);
+  reply->set_block_size(block_size);
+  return Status::OK();
+}
+
+Result<Master::Lease*> Master::FindLease(uint64_t lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return Status::NotFound("no file under construction with lease " + std::to_string(lease_id) + " (expired?)");
+  it->second->last_activity = Clock::now();
+  return it->second.get();
+}
+
+Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  dfs::PlacementRequest preq;
+  preq.replication = lease->inode.replication();
+  preq.block_bytes = lease->inode.block_size();
+  if (!lease->writer.empty()) preq.writer = lease->writer;
+  preq.exclude.assign(req.exclude_nodes().begin(), req.exclude_nodes().end());
+  MR_ASSIGN_OR_RETURN(auto targets, placement_->Choose(preq, LiveNodes(), rng_));
+  MR_ASSIGN_OR_RETURN(uint64_t id, namespace_->NextBlockId());
+  BlockState& b = blocks_[id];
+  b.replication = lease->inode.replication();
+  lease->uncommitted.push_back(id);
+  reply->set_block_id(id);
+  for (const auto& t : targets) *reply->add_pipeline() = Location(t);
+  return Status::OK();
+}
+
+Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  auto pos = std::find(lease->uncommitted.begin(), lease->uncommitted.end(), req.block_id());
+  if (pos == lease->uncommitted.end()) {
+    return Status::InvalidArgument("block " + std::to_string(req.block_id()) + " is not open in this lease");
+  }
+  if (req.replicas().empty()) return Status::InvalidArgument("a block needs at least one replica");
+  lease->uncommitted.erase(pos);
+  BlockState& b = blocks_.at(req.block_id());
+  b.bytes = req.bytes();
+  for (const auto& node : req.replicas()) {
+    auto w = workers_.find(node);
+    if (w != workers_.end() && w->second->live) AddReplica(req.block_id(), node);
+  }
+  pb::BlockRef* ref = lease->inode.add_blocks();
+  ref->set_id(req.block_id());
+  ref->set_bytes(req.bytes());
+  lease->inode.set_length(lease->inode.length() + req.bytes());
+  return Status::OK();
+}
+
+Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  lease->inode.set_mtime_ms(WallMs());
+  std::vector<uint64_t> freed;
+  Status s = namespace_->AddFile(lease->path, lease->inode, lease->overwrite, &freed);
+  if (!s.ok()) {
+    DropLease(req.lease_id());
+    return s;
+  }
+  for (const auto& b : lease->inode.blocks()) blocks_.at(b.id()).complete = true;
+  ForgetBlocks(freed);
+  spdlog::info("file {} complete: {} bytes in {} blocks, type {}", lease->path, lease->inode.length(),
+               lease->inode.blocks_size(), lease->inode.input_type());
+  DropLease(req.lease_id());
+  return Status::OK();
+}
+
+Status Master::AbandonFile(const pb::AbandonFileRequest& req) {
+  DropLease(req.lease_id());
+  return Status::OK();
+}
+
+// Removes a lease; blocks it allocated that are not part of a complete file
+// are forgotten and deleted from their holders.
+void Master::DropLease(uint64_t lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  std::vector<uint64_t> orphans = it->second->uncommitted;
+  for (const auto& b : it->second->inode.blocks()) {
+    if (!blocks_.count(b.id()) || !blocks_.at(b.id()).complete) orphans.push_back(b.id());
+  }
+  ForgetBlocks(orphans);
+  leases_.erase(it);
+}
+
+void Master::ExpireLeases() {
+  const auto limit =
+      std::chrono::milliseconds(std::max<int64_t>(60000, 2 * int64_t{config_.cluster.rpc_timeout_ms}));
+  std::vector<uint64_t> expired;
+  for (const auto& [id, lease] : leases_) {
+    if (Clock::now() - lease->last_activity > limit) expired.push_back(id);
+  }
+  for (uint64_t id : expired) {
+    spdlog::warn("abandoning unfinished write of {}: client silent for {} ms", leases_.at(id)->path,
+                 limit.count());
+    DropLease(id);
+  }
+}
+
+}  // namespace mr::master

@@ -1,0 +1,48 @@
+// Private state of the Master, shared by its .cc files (master.cc:
+// membership, replicas, replication; dfs_service.cc: the dfs.* handlers).
+// Not part of the master's interface.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "master/master.h"
+
+namespace mr::master {
+
+struct Master::WorkerState {
+  pb::WorkerInfo info;
+  bool live = false;
+  Clock::time_point last_heartbeat;
+  int64_t used_bytes = 0;
+  std::unordered_set<uint64_t> blocks;
+  std::vector<uint64_t> pending_deletes;
+  std::vector<pb::TransferCommand> pending_transfers;
+};
+
+struct Master::BlockState {
+  int64_t bytes = 0;
+  int replication = 1;
+  bool complete = false;                // part of a file in the namespace
+  std::vector<std::string> replicas;    // live nodes holding it
+  std::vector<std::string> bad_nodes;   // held a corrupt copy: never a copy target again
+  Clock::time_point replication_retry;  // no new copy ordered before this
+};
+
+struct Master::Lease {
+  std::string path;
+  pb::INode inode;                      // blocks so far, in file order
+  bool overwrite = false;
+  std::string writer;                   // worker id, or empty
+  std::vector<uint64_t> uncommitted;    // allocated, not yet completed
+  Clock::time_point last_activity;
+};
+
+
+// Milliseconds since the epoch, for mtimes.
+int64_t WallMs();
+
+}  // namespace mr::master
