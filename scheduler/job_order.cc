@@ -219,48 +219,87 @@ int FairOrder::Demand(const ClusterState& state, JobId job, bool for_maps) const
   return JobDemand(state.job(job), for_maps);
 }
 
+int32_t FairOrder::PoolId(JobId id, const Job& job) {
+  const std::string& name = PoolName(job);
+  const size_t j = static_cast<size_t>(id);
+  if (j < job_pool_.size() && job_pool_[j] >= 0 &&
+      pool_names_[static_cast<size_t>(job_pool_[j])] == name) {
+    return job_pool_[j];
+  }
+  auto [it, added] = pool_ids_.try_emplace(name, static_cast<int32_t>(pool_names_.size()));
+  if (added) pool_names_.push_back(name);
+  if (job_pool_.size() <= j) job_pool_.resize(j + 1, -1);
+  job_pool_[j] = it->second;
+  return it->second;
+}
+
 void FairOrder::Update(const ClusterState& state, TimeMs) {
   jobs_.assign(state.jobs().size(), Cached{});
-  pool_shares_.clear();
-  std::map<std::string, std::vector<JobId>> pools;
+  share_jobs_.clear();
   for (JobId id : state.active_jobs()) {
     const Job& job = state.job(id);
     Cached& c = jobs_[static_cast<size_t>(id)];
     c.seen = true;
     c.demand_maps = JobDemand(job, true);
     c.demand_reduces = JobDemand(job, false);
-    pools[PoolName(job)].push_back(id);
+    share_jobs_.push_back({id, PoolId(id, job), job.priority});
   }
+  share_map_slots_ = state.total_map_slots();
+  share_reduce_slots_ = state.total_reduce_slots();
+  shares_stale_ = true;
+  ++update_gen_;
+}
+
+void FairOrder::ComputeShares() const {
+  if (!shares_stale_) return;
+  shares_stale_ = false;
+  pool_shares_.clear();
+  job_shares_.assign(jobs_.size(), Shares{});
+  // Pools in name order, each with its jobs in active order.
+  std::vector<std::vector<const ShareJob*>> by_pool(pool_names_.size());
+  for (const ShareJob& sj : share_jobs_) by_pool[static_cast<size_t>(sj.pool)].push_back(&sj);
+  std::vector<size_t> pools;
+  for (size_t p = 0; p < by_pool.size(); ++p) {
+    if (!by_pool[p].empty()) pools.push_back(p);
+  }
+  std::sort(pools.begin(), pools.end(),
+            [&](size_t a, size_t b) { return pool_names_[a] < pool_names_[b]; });
+  auto demand = [&](JobId id, bool maps) {
+    const Cached& c = jobs_[static_cast<size_t>(id)];
+    return maps ? c.demand_maps : c.demand_reduces;
+  };
   for (const bool maps : {true, false}) {
     std::vector<ShareInput> pool_inputs;
-    for (const auto& [name, ids] : pools) {
-      const PoolSpec& spec = Spec(name);
+    for (size_t p : pools) {
+      const PoolSpec& spec = Spec(pool_names_[p]);
       ShareInput in{spec.weight, static_cast<double>(maps ? spec.min_maps : spec.min_reduces), 0};
-      for (JobId id : ids) in.demand += Demand(state, id, maps);
+      for (const ShareJob* sj : by_pool[p]) in.demand += demand(sj->id, maps);
       pool_inputs.push_back(in);
     }
-    const double slots = maps ? state.total_map_slots() : state.total_reduce_slots();
+    const double slots = maps ? share_map_slots_ : share_reduce_slots_;
     const std::vector<double> pool_share = ComputeFairShares(pool_inputs, slots);
-    size_t p = 0;
-    for (const auto& [name, ids] : pools) {
-      const double share = pool_share[p++];
+    for (size_t i = 0; i < pools.size(); ++i) {
+      const size_t p = pools[i];
+      const std::string& name = pool_names_[p];
+      const double share = pool_share[i];
       (maps ? pool_shares_[name].map : pool_shares_[name].reduce) = share;
       if (Spec(name).fifo) continue;  // FIFO pools give their jobs share 0
       std::vector<ShareInput> job_inputs;
-      for (JobId id : ids) {
-        job_inputs.push_back({PriorityWeight(state.job(id).priority), 0,
-                              static_cast<double>(Demand(state, id, maps))});
+      for (const ShareJob* sj : by_pool[p]) {
+        job_inputs.push_back(
+            {PriorityWeight(sj->priority), 0, static_cast<double>(demand(sj->id, maps))});
       }
       const std::vector<double> job_share = ComputeFairShares(job_inputs, share);
-      for (size_t i = 0; i < ids.size(); ++i) {
-        Shares& s = jobs_[static_cast<size_t>(ids[i])].share;
-        (maps ? s.map : s.reduce) = job_share[i];
+      for (size_t k = 0; k < by_pool[p].size(); ++k) {
+        Shares& s = job_shares_[static_cast<size_t>(by_pool[p][k]->id)];
+        (maps ? s.map : s.reduce) = job_share[k];
       }
     }
   }
 }
 
-void FairOrder::Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const {
+void FairOrder::SortFresh(const ClusterState& state, bool for_maps,
+                          std::vector<JobId>* jobs) const {
   struct Group {
     const std::string* name = nullptr;
     const PoolSpec* spec = nullptr;
@@ -310,7 +349,205 @@ void FairOrder::Sort(const ClusterState& state, bool for_maps, std::vector<JobId
   }
 }
 
+void FairOrder::ResetCache(OrderCache& c) {
+  c.state = nullptr;
+  c.size = 0;
+  c.input.clear();
+  c.live_demand = true;
+  c.pools.clear();
+  c.pool_index.clear();
+  c.jobs.clear();
+}
+
+void FairOrder::Sort(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const {
+  OrderCache& c = cache_[for_maps ? 1 : 0];
+  if (&state != c.state) {
+    ResetCache(c);
+    c.state = &state;
+  } else if (jobs->size() < c.size / 2) {
+    // A small subset (Pandas' per-queue heads): sort it, keep the cache for
+    // the full set.
+    SortFresh(state, for_maps, jobs);
+    return;
+  }
+  const uint64_t epoch = ++c.epoch;
+  c.placed.clear();
+  if (!c.live_demand && c.update_gen == update_gen_ && *jobs == c.input) {
+    // The same jobs and demands as the last full pass: compare keys only,
+    // keep the pool totals up to date by the running counts' changes.
+    for (PoolEntry& p : c.pools) p.moved = 0;
+    for (JobId id : *jobs) {
+      JobEntry& e = c.jobs[static_cast<size_t>(id)];
+      e.epoch = epoch;
+      const Job& job = state.job(id);
+      const int running = Running(job, for_maps);
+      if (running == e.running && job.priority == e.priority && job.submit_ms == e.submit_ms) {
+        continue;
+      }
+      PoolEntry& p = c.pools[static_cast<size_t>(e.pool)];
+      p.running += running - e.running;
+      if (job.priority != e.priority || job.submit_ms != e.submit_ms || !p.spec.fifo) {
+        e.moved = true;
+        ++p.moved;
+        c.placed.push_back(id);
+      }
+      e.running = running;
+      e.priority = job.priority;
+      e.submit_ms = job.submit_ms;
+    }
+    for (PoolEntry& p : c.pools) {
+      if (p.moved == 0) continue;
+      std::erase_if(p.jobs, [&](JobId id) { return c.jobs[static_cast<size_t>(id)].moved; });
+    }
+  } else {
+    FullPass(state, for_maps, *jobs, c, epoch);
+    if (c.state == nullptr) {  // an id asked twice
+      SortFresh(state, for_maps, jobs);
+      return;
+    }
+  }
+  PlaceAndOrder(for_maps, c, jobs);
+}
+
+void FairOrder::FullPass(const ClusterState& state, bool for_maps, const std::vector<JobId>& input,
+                         OrderCache& c, uint64_t epoch) const {
+  const std::vector<JobId>* jobs = &input;
+  c.input = input;
+  c.update_gen = update_gen_;
+  c.live_demand = false;
+  size_t max_id = 0;
+  for (JobId id : *jobs) max_id = std::max(max_id, static_cast<size_t>(id));
+  if (c.jobs.size() <= max_id) c.jobs.resize(max_id + 1);
+  for (PoolEntry& p : c.pools) p.running = p.demand = 0, p.kept = p.moved = 0;
+  for (JobId id : *jobs) {
+    JobEntry& e = c.jobs[static_cast<size_t>(id)];
+    if (e.epoch == epoch) {
+      // An id asked twice: not a set; the caller sorts plainly.
+      ResetCache(c);
+      return;
+    }
+    e.epoch = epoch;
+    const Job& job = state.job(id);
+    const int running = Running(job, for_maps);
+    if (!e.in) {
+      if (e.pool < 0) {
+        const std::string& name = PoolName(job);
+        auto [it, added] = c.pool_index.try_emplace(name, static_cast<int32_t>(c.pools.size()));
+        if (added) {
+          c.pools.emplace_back();
+          c.pools.back().spec = Spec(name);
+          int rank = 0;
+          for (const auto& [n, i] : c.pool_index) c.pools[static_cast<size_t>(i)].rank = rank++;
+        }
+        e.pool = it->second;
+      }
+      e.moved = false;
+      c.placed.push_back(id);
+    } else {
+      PoolEntry& p = c.pools[static_cast<size_t>(e.pool)];
+      ++p.kept;
+      if (job.priority != e.priority || job.submit_ms != e.submit_ms ||
+          (!p.spec.fifo && running != e.running)) {
+        e.moved = true;
+        ++p.moved;
+        c.placed.push_back(id);
+      }
+    }
+    e.running = running;
+    e.priority = job.priority;
+    e.submit_ms = job.submit_ms;
+    PoolEntry& p = c.pools[static_cast<size_t>(e.pool)];
+    p.running += running;
+    const size_t j = static_cast<size_t>(id);
+    if (j < jobs_.size() && jobs_[j].seen) {
+      p.demand += for_maps ? jobs_[j].demand_maps : jobs_[j].demand_reduces;
+    } else {
+      p.demand += JobDemand(job, for_maps);
+      c.live_demand = true;
+    }
+  }
+  // Drop the jobs that left and the ones to re-place.
+  for (PoolEntry& p : c.pools) {
+    if (p.kept == p.jobs.size() && p.moved == 0) continue;
+    std::erase_if(p.jobs, [&](JobId id) {
+      JobEntry& e = c.jobs[static_cast<size_t>(id)];
+      if (e.epoch != epoch) {
+        e.in = false;
+        return true;
+      }
+      return e.moved;
+    });
+  }
+}
+
+void FairOrder::PlaceAndOrder(bool for_maps, OrderCache& c, std::vector<JobId>* jobs) const {
+  // Place the moved and new jobs: by pool, then the pool's job order.
+  auto before = [&](JobId a, JobId b) {
+    const JobEntry& x = c.jobs[static_cast<size_t>(a)];
+    const JobEntry& y = c.jobs[static_cast<size_t>(b)];
+    if (x.pool != y.pool) return x.pool < y.pool;
+    if (c.pools[static_cast<size_t>(x.pool)].spec.fifo) {
+      if (x.priority != y.priority) return x.priority > y.priority;
+    } else {
+      // Jobs have min share 0, so none is needy: running / weight.
+      const int cmp = CompareFair({x.running, 0, PriorityWeight(x.priority)},
+                                  {y.running, 0, PriorityWeight(y.priority)});
+      if (cmp != 0) return cmp < 0;
+    }
+    if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
+    return a < b;
+  };
+  std::sort(c.placed.begin(), c.placed.end(), before);
+  for (size_t i = 0; i < c.placed.size();) {
+    const int32_t pool = c.jobs[static_cast<size_t>(c.placed[i])].pool;
+    size_t end = i;
+    while (end < c.placed.size() && c.jobs[static_cast<size_t>(c.placed[end])].pool == pool) ++end;
+    std::vector<JobId>& list = c.pools[static_cast<size_t>(pool)].jobs;
+    if (end - i <= 4) {
+      for (size_t k = i; k < end; ++k) {
+        list.insert(std::upper_bound(list.begin(), list.end(), c.placed[k], before), c.placed[k]);
+      }
+    } else {
+      c.merged.clear();
+      c.merged.reserve(list.size() + (end - i));
+      std::merge(list.begin(), list.end(), c.placed.begin() + static_cast<ptrdiff_t>(i),
+                 c.placed.begin() + static_cast<ptrdiff_t>(end), std::back_inserter(c.merged),
+                 before);
+      list.swap(c.merged);
+    }
+    for (size_t k = i; k < end; ++k) {
+      JobEntry& e = c.jobs[static_cast<size_t>(c.placed[k])];
+      e.in = true;
+      e.moved = false;
+    }
+    i = end;
+  }
+  // Pools: by fairness from this Sort's totals; ties on name.
+  c.pool_order.clear();
+  for (size_t i = 0; i < c.pools.size(); ++i) {
+    if (!c.pools[i].jobs.empty()) c.pool_order.push_back(static_cast<int32_t>(i));
+  }
+  auto fairness = [&](const PoolEntry& p) {
+    return Fairness{p.running, std::min(for_maps ? p.spec.min_maps : p.spec.min_reduces, p.demand),
+                    p.spec.weight};
+  };
+  std::sort(c.pool_order.begin(), c.pool_order.end(), [&](int32_t a, int32_t b) {
+    const PoolEntry& x = c.pools[static_cast<size_t>(a)];
+    const PoolEntry& y = c.pools[static_cast<size_t>(b)];
+    const int cmp = CompareFair(fairness(x), fairness(y));
+    if (cmp != 0) return cmp < 0;
+    return x.rank < y.rank;
+  });
+  c.size = jobs->size();
+  jobs->clear();
+  for (int32_t i : c.pool_order) {
+    const std::vector<JobId>& list = c.pools[static_cast<size_t>(i)].jobs;
+    jobs->insert(jobs->end(), list.begin(), list.end());
+  }
+}
+
 double FairOrder::PoolFairShare(const std::string& pool, bool for_maps) const {
+  ComputeShares();
   auto it = pool_shares_.find(pool);
   if (it == pool_shares_.end()) return 0;
   return for_maps ? it->second.map : it->second.reduce;
@@ -319,7 +556,8 @@ double FairOrder::PoolFairShare(const std::string& pool, bool for_maps) const {
 double FairOrder::JobFairShare(JobId job, bool for_maps) const {
   const size_t j = static_cast<size_t>(job);
   if (job < 0 || j >= jobs_.size() || !jobs_[j].seen) return 0;
-  return for_maps ? jobs_[j].share.map : jobs_[j].share.reduce;
+  ComputeShares();
+  return for_maps ? job_shares_[j].map : job_shares_[j].reduce;
 }
 
 }  // namespace mr::sched

@@ -32,7 +32,8 @@
 //      over the live cluster's slots, then inside each FAIR pool for its
 //      jobs over the pool's share (job min share 0); FIFO pools give their
 //      jobs share 0. The shares are for reading (metrics, tests, future
-//      preemption): Hadoop's comparator does not use them.
+//      preemption): Hadoop's comparator does not use them. Update records
+//      their inputs; they are computed on first read.
 //   4. Sort (§3.3 "FairShareComparator"): pools first, then each pool's
 //      jobs, concatenated. With minShare = min(min share, demand), a
 //      schedulable is needy when running < minShare; needy ones come first,
@@ -149,15 +150,81 @@ class FairOrder : public JobOrder {
   struct Cached {
     bool seen = false;
     int demand_maps = 0, demand_reduces = 0;
-    Shares share;
+  };
+  // Sort's cache, one per slot kind: each pool's jobs in their in-pool
+  // order, and the key each job was placed by. A Sort for the same state
+  // re-places only the jobs whose key (running count, priority, submit
+  // time) changed, drops the jobs that left and merges in the new ones,
+  // O(n + k log k) for k moved jobs, and orders the (few) pools afresh from
+  // their live totals. A job's pool must not change once the order has
+  // seen it (as for FifoOrder: make the order forget it first).
+  struct PoolEntry {
+    PoolSpec spec;
+    int rank = 0;                 // position in name order
+    std::vector<JobId> jobs;      // in-pool order, jobs of the last Sort
+    int running = 0, demand = 0;  // this Sort's totals (scratch)
+    size_t kept = 0, moved = 0;   // this Sort's counts (scratch)
+  };
+  struct JobEntry {
+    uint64_t epoch = 0;  // the last Sort that was asked this job
+    int32_t pool = -1;
+    bool in = false;     // in a PoolEntry::jobs
+    bool moved = false;  // key changed this Sort: re-place
+    int running = 0, priority = 0;
+    TimeMs submit_ms = 0;
+  };
+  struct OrderCache {
+    const ClusterState* state = nullptr;
+    uint64_t epoch = 0;
+    size_t size = 0;  // jobs in the pools' lists
+    // The last full pass: its input, the Update it saw, and whether any
+    // job's demand was live (unseen by that Update). When all match, the
+    // pool totals are kept and only running counts are compared.
+    std::vector<JobId> input;
+    uint64_t update_gen = 0;
+    bool live_demand = true;
+    std::vector<PoolEntry> pools;
+    std::map<std::string, int32_t> pool_index;
+    std::vector<JobEntry> jobs;  // by JobId
+    std::vector<JobId> placed, merged;
+    std::vector<int32_t> pool_order;
   };
   const PoolSpec& Spec(const std::string& pool) const;
   int Demand(const ClusterState& state, JobId job, bool for_maps) const;
+  // The plain full sort (no cache): for small subsets and repeated ids.
+  void SortFresh(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const;
+  static void ResetCache(OrderCache& c);
+  // Sort's steps: compare every job's key with the cache, recount the pool
+  // totals and take out what left or moved (resets `c` on a repeated id);
+  // then put the moved and new jobs back, order the pools, write `jobs`.
+  void FullPass(const ClusterState& state, bool for_maps, const std::vector<JobId>& input,
+                OrderCache& c, uint64_t epoch) const;
+  void PlaceAndOrder(bool for_maps, OrderCache& c, std::vector<JobId>* jobs) const;
 
   std::map<std::string, PoolSpec> specs_;  // configured pools by name
   PoolSpec default_spec_;                  // for pools made on demand
-  std::map<std::string, Shares> pool_shares_;
+  // Update records what the shares are computed from (the active jobs in
+  // order, with their pool and priority, and the slots); the shares
+  // themselves are computed on first read, as Update would have.
+  struct ShareJob {
+    JobId id;
+    int32_t pool;
+    int priority;
+  };
+  int32_t PoolId(JobId id, const Job& job);
+  void ComputeShares() const;
+
+  std::map<std::string, int32_t> pool_ids_;  // pool name → index in pool_names_
+  std::vector<std::string> pool_names_;
+  std::vector<int32_t> job_pool_;            // by JobId, -1 unknown
+  std::vector<ShareJob> share_jobs_;
+  int share_map_slots_ = 0, share_reduce_slots_ = 0;
+  mutable bool shares_stale_ = false;
+  uint64_t update_gen_ = 0;  // Updates so far
+  mutable std::map<std::string, Shares> pool_shares_;
+  mutable std::vector<Shares> job_shares_;  // by JobId
   std::vector<Cached> jobs_;  // by JobId
+  mutable OrderCache cache_[2];  // [for_maps]
 };
 
 }  // namespace mr::sched

@@ -4,6 +4,8 @@
 #include "scheduler/job_order.h"
 
 #include <algorithm>
+#include <map>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -87,6 +89,170 @@ TEST_F(OrderTest, FifoCacheMatchesAFreshSortAcrossChanges) {
   check({5, 1, 13});                   // a small subset
   check({5, 5, 1, 2, 4, 6, 7, 9, 10});  // a repeated id
   check(state.active_jobs());
+}
+
+// FairOrder caches each pool's job order and re-places only the jobs whose
+// key changed; across random launches, finishes, arrivals, completions,
+// priority changes, Updates, subsets and repeated ids it must give exactly
+// the answer of a plain full sort written from baselines.md §3.3.
+TEST_F(OrderTest, FairCacheMatchesAFreshSortAcrossChanges) {
+  for (int i = 0; i < 12; ++i) state.AddNode("r" + std::to_string(i), 0, -1, 50, 40);
+  auto free_node = [&](bool maps) {
+    for (const Node& n : state.nodes()) {
+      if ((maps ? n.free_map_slots() : n.free_reduce_slots()) > 0) return n.id;
+    }
+    return kNoNode;
+  };
+  const std::vector<PoolSpec> pools =
+      ParsePools("prod:2:30:3, adhoc:1:0:0:fifo, small:0.5:4:1, spare:1:1000:1000").value();
+  FairOrder cached(pools);
+  std::map<JobId, std::pair<int, int>> seen_demand;  // at the last Update
+  std::map<JobId, std::pair<double, double>> read_shares;
+  auto demand = [&](JobId id, bool maps) {
+    auto it = seen_demand.find(id);
+    if (it != seen_demand.end()) return maps ? it->second.first : it->second.second;
+    return JobDemand(state.job(id), maps);
+  };
+  auto fresh = [&](std::vector<JobId> jobs, bool maps) {
+    struct Pool {
+      std::vector<JobId> jobs;
+      int running = 0, demand = 0;
+      PoolSpec spec;
+    };
+    std::map<std::string, Pool> by_name;
+    for (JobId id : jobs) {
+      Pool& p = by_name[FairOrder::PoolName(state.job(id))];
+      p.jobs.push_back(id);
+      p.running += maps ? state.job(id).running_maps : state.job(id).running_reduces;
+      p.demand += demand(id, maps);
+    }
+    std::vector<Pool*> order;
+    for (auto& [name, p] : by_name) {
+      for (const PoolSpec& spec : pools) {
+        if (spec.name == name) p.spec = spec;
+      }
+      order.push_back(&p);
+    }
+    auto key = [&](const Pool* p) {
+      const int min_share = std::min(maps ? p->spec.min_maps : p->spec.min_reduces, p->demand);
+      const bool needy = p->running < min_share;
+      return std::make_pair(
+          needy ? 0 : 1, needy ? static_cast<double>(p->running) / std::max(min_share, 1)
+                               : p->running / p->spec.weight);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const Pool* a, const Pool* b) { return key(a) < key(b); });
+    std::vector<JobId> out;
+    for (Pool* p : order) {
+      std::sort(p->jobs.begin(), p->jobs.end(), [&](JobId a, JobId b) {
+        const Job& x = state.job(a);
+        const Job& y = state.job(b);
+        if (p->spec.fifo) return FifoOrder::Before(x, y);
+        const double rx = (maps ? x.running_maps : x.running_reduces) / PriorityWeight(x.priority);
+        const double ry = (maps ? y.running_maps : y.running_reduces) / PriorityWeight(y.priority);
+        if (rx != ry) return rx < ry;
+        if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
+        return a < b;
+      });
+      out.insert(out.end(), p->jobs.begin(), p->jobs.end());
+    }
+    return out;
+  };
+  int checks = 0;
+  auto check = [&](std::vector<JobId> jobs, bool maps) {
+    std::vector<JobId> got = jobs;
+    cached.Sort(state, maps, &got);
+    ASSERT_EQ(got, fresh(jobs, maps)) << "check " << checks;
+    ++checks;
+  };
+  std::mt19937 rng(7);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  const std::vector<std::string> names = {"prod", "adhoc", "small", "spare", "", "other"};
+  auto arrive = [&] {
+    Job job = MakeJob(std::vector<std::vector<NodeId>>(static_cast<size_t>(1 + pick(12)), {0}),
+                      pick(3), pick(7) - 3, pick(50));
+    job.slowstart = pick(2) == 0 ? 0.0 : 0.5;
+    job.pool = names[static_cast<size_t>(pick(static_cast<int>(names.size())))];
+    state.AddJob(std::move(job));
+  };
+  for (int i = 0; i < 60; ++i) arrive();
+  for (int step = 0; step < 3000; ++step) {
+    const std::vector<JobId>& active = state.active_jobs();
+    const int op = pick(100);
+    if (active.empty() || op < 3) {
+      arrive();
+    } else {
+      const JobId id = active[static_cast<size_t>(pick(static_cast<int>(active.size())))];
+      const Job& job = state.job(id);
+      if (op < 5) {
+        state.FinishJob(id);
+      } else if (op < 7) {
+        state.mutable_job(id).priority = pick(5) - 2;
+      } else if (op < 8) {
+        // Shares are computed on first read from what Update saw: read
+        // them from `cached` only steps later, compare with an order that
+        // read them at once.
+        for (const auto& [id, share] : read_shares) {
+          EXPECT_EQ(cached.JobFairShare(id, true), share.first) << "job " << id;
+          EXPECT_EQ(cached.JobFairShare(id, false), share.second) << "job " << id;
+        }
+        cached.Update(state, step);
+        FairOrder eager(pools);
+        eager.Update(state, step);
+        read_shares.clear();
+        for (JobId a : state.active_jobs()) {
+          read_shares[a] = {eager.JobFairShare(a, true), eager.JobFairShare(a, false)};
+        }
+        seen_demand.clear();
+        for (JobId a : state.active_jobs()) {
+          seen_demand[a] = {JobDemand(state.job(a), true), JobDemand(state.job(a), false)};
+        }
+      } else if (op < 50) {
+        for (const MapTask& m : job.maps) {
+          if (m.state == TaskState::kPending && free_node(true) != kNoNode) {
+            state.LaunchMap(id, m.index, free_node(true));
+            break;
+          }
+        }
+      } else if (op < 75) {
+        for (const MapTask& m : job.maps) {
+          if (m.state == TaskState::kRunning) {
+            state.FinishMap(id, m.index, 10);
+            break;
+          }
+        }
+      } else if (op < 88) {
+        for (const ReduceTask& r : job.reduces) {
+          if (r.state == TaskState::kPending && job.reduces_may_start() &&
+              free_node(false) != kNoNode) {
+            state.LaunchReduce(id, r.index, free_node(false));
+            break;
+          }
+        }
+      } else {
+        for (const ReduceTask& r : job.reduces) {
+          if (r.state == TaskState::kRunning) {
+            state.FinishReduce(id, r.index);
+            break;
+          }
+        }
+      }
+    }
+    const bool maps = pick(4) != 0;
+    check(state.active_jobs(), maps);
+    if (step % 97 == 0) {
+      std::vector<JobId> reversed = state.active_jobs();
+      std::reverse(reversed.begin(), reversed.end());
+      check(reversed, maps);  // same set, another input order
+    }
+    if (step % 89 == 0 && state.active_jobs().size() > 3) {
+      std::vector<JobId> few(state.active_jobs().begin(), state.active_jobs().begin() + 3);
+      check(few, maps);  // a small subset
+      few.push_back(few[0]);
+      check(few, maps);  // a repeated id
+    }
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(FairSharesTest, WeightsSplitTheSlotsProportionally) {
