@@ -129,11 +129,11 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
     Close();
     co_return prefix.status().WithContext("from " + remote_endpoint_);
   }
-  std::string header_bytes(prefix->header_len, '\0');
+  header_in_.resize(prefix->header_len);  // reused: no allocation per frame
   data->resize(prefix->data_len);
-  std::array<asio::mutable_buffer, 2> buffers{asio::buffer(header_bytes), asio::buffer(*data)};
+  std::array<asio::mutable_buffer, 2> buffers{asio::buffer(header_in_), asio::buffer(*data)};
   MR_CO_RETURN_IF_ERROR(co_await ReadAll(buffers));
-  if (!header->ParseFromString(header_bytes)) {
+  if (!header->ParseFromString(header_in_)) {
     Close();
     co_return Status::ProtocolError("malformed frame header from " + remote_endpoint_);
   }

@@ -114,7 +114,8 @@ class Connection {
   std::chrono::steady_clock::time_point last_used_ = std::chrono::steady_clock::now();
   int64_t bytes_sent_ = 0;
   int64_t bytes_received_ = 0;
-  std::string scratch_;  // serialized headers
+  std::string scratch_;    // serialized outgoing headers
+  std::string header_in_;  // incoming headers
 };
 
 // Resolves and connects to `address` and authenticates, all under deadlines.
