@@ -1,0 +1,167 @@
+// SimHost: the simulator's scheduler host — the master's JobTracker side of
+// scheduler/scheduler.h, driven by simulated time. Start here to see how a
+// policy is hosted; sim/simulator.h wraps it into one call.
+//
+// It owns the ClusterState, the policy, the event queue, the network and the
+// DFS's replica map, and keeps the host's side of the contract exactly as
+// the master does:
+//   - every event updates the state first, then tells the policy (job
+//     added, map/reduce finished, task failed, node added/lost, job
+//     finished);
+//   - each node heartbeats every heartbeat_ms, and at once when one of its
+//     tasks ends (Hadoop's out-of-band heartbeat); each heartbeat first
+//     records the progress of the node's running maps (bytes read,
+//     per-partition output, as Shen Eq. 3 reads them), then calls Assign;
+//   - a policy with tick_ms() > 0 gets OnTick at every multiple of it;
+//   - as the Launcher it checks every launch against the REQUIRES of
+//     Launcher (inside Assign, a pending task of a live job, within the
+//     node's free slots at the start of the heartbeat, reduces only after
+//     slow-start) and every prefetch (a live holder, a live target). A
+//     broken REQUIRES is a hard error: nothing is applied and Run() returns
+//     FailedPrecondition naming the policy and the call.
+//
+// Task timing (ServiceSpec, NetworkSpec): a map reads its block locally, or
+// waits for a prefetch of it in flight to the node, or reads it from the
+// nearest live replica over the links; then computes for its base time
+// times the slowdown of its locality level. A reduce fetches every finished
+// map's partition over the links (those that finish later, when they
+// finish), then computes for its base time plus reduce_ms_per_mb × input.
+//
+// Not thread-safe; one run per object.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "scheduler/cluster_state.h"
+#include "scheduler/scheduler.h"
+#include "sim/event_queue.h"
+#include "sim/metrics.h"
+#include "sim/network.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+
+namespace mr::sim {
+
+class SimHost : public sched::Launcher {
+ public:
+  // Adds the scenario's nodes to a fresh ClusterState. `workload` must have
+  // been generated for the same scenario and outlive the host.
+  SimHost(const Scenario& scenario, const Workload& workload);
+  ~SimHost() override;
+
+  // The cluster the workload is generated on (before Run()).
+  const sched::ClusterState& state() const { return state_; }
+
+  // Runs the whole simulation with `policy`. FailedPrecondition when the
+  // policy breaks the Launcher contract; the result is complete otherwise.
+  // With `timed`, wall-clock time inside the policy is measured too.
+  Result<RunResult> Run(std::unique_ptr<sched::Scheduler> policy, bool timed);
+
+  // ---- Launcher (the policy calls these) ----
+  void LaunchMap(sched::JobId job, int32_t index) override;
+  void LaunchReduce(sched::JobId job, int32_t index) override;
+  void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) override;
+
+  // Attempts per task so far, for conservation checks: [job][map], [job][reduce].
+  const std::vector<std::vector<int>>& map_launches() const { return map_launches_; }
+  const std::vector<std::vector<int>>& map_successes() const { return map_successes_; }
+  const std::vector<std::vector<int>>& reduce_launches() const { return reduce_launches_; }
+  const std::vector<std::vector<int>>& reduce_successes() const { return reduce_successes_; }
+
+ private:
+  // A map attempt's timing.
+  struct MapRun {
+    int64_t launch_ms = 0;
+    double read_ms = 0;       // when its input is local (after a transfer or a prefetch)
+    double end_ms = 0;
+    bool fails = false;
+  };
+  // A reduce attempt's shuffle.
+  struct ReduceRun {
+    int64_t launch_ms = 0;
+    std::vector<bool> fetched;  // per map
+    int fetched_count = 0;
+    double last_fetch_ms = 0;
+    double input_mb = 0;
+    bool fails = false;
+    bool scheduled = false;     // its end event is queued
+  };
+  // A prefetch in flight.
+  struct Transfer {
+    uint64_t block = 0;
+    sched::NodeId to = sched::kNoNode;
+  };
+
+  void Handle(const Event& e);
+  void OnArrival(int32_t index);
+  void OnHeartbeat(sched::NodeId node, int32_t generation);
+  void OnTick();
+  void OnMapEnd(sched::JobId job, int32_t index, int32_t attempt);
+  void OnReduceEnd(sched::JobId job, int32_t index, int32_t attempt);
+  void OnPrefetchLanded(int32_t id);
+  void OnNodeDown(sched::NodeId node, int32_t failure);
+  void OnNodeUp(sched::NodeId node);
+  void Sample();
+  int64_t SampleMs() const;
+  // A task ended on `node`: progress, and the out-of-band heartbeat.
+  void EndedOn(sched::NodeId node);
+
+  void ScheduleHeartbeat(sched::NodeId node, int64_t at);
+  void MaybeFinishJob(sched::JobId job);
+  void Fetch(sched::JobId job, int32_t reduce, int32_t map);
+  void MaybeCompleteReduce(sched::JobId job, int32_t reduce);
+  bool CheckLaunch(sched::JobId job, int32_t index, bool is_map);
+  void Violation(const std::string& what);
+  double PartitionMb(sched::JobId job) const;
+  sched::NodeId NearestLiveReplica(const std::vector<sched::NodeId>& replicas, sched::NodeId to);
+  // Calls into the policy, timing it when the run is timed.
+  template <typename F>
+  void CallPolicy(F&& f) {
+    if (!timed_) return f();
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    policy_time_ += std::chrono::steady_clock::now() - start;
+  }
+
+  const Scenario& sc_;
+  const Workload& wl_;
+  sched::ClusterState state_;
+  std::unique_ptr<sched::Scheduler> policy_;
+  std::unique_ptr<Network> net_;
+  EventQueue events_;
+  Rng rng_;                                  // service draws (retries, failures, ties)
+  int64_t now_ = 0;
+  RunResult result_;
+  std::string error_;
+
+  std::vector<std::vector<sched::NodeId>> replicas_;   // the DFS: block -> holders
+  std::unordered_map<uint64_t, std::vector<std::pair<sched::JobId, int32_t>>> block_maps_;
+  std::vector<Transfer> transfers_;                    // prefetches, by id
+  std::unordered_map<uint64_t, double> in_flight_;     // (block, node) -> landing time
+  std::vector<int32_t> hb_generation_;                 // per node
+  std::vector<std::vector<MapRun>> maps_;              // per job, per map
+  std::vector<std::vector<ReduceRun>> reduces_;        // per job, per reduce
+  std::vector<std::vector<int>> map_launches_, map_successes_, reduce_launches_, reduce_successes_;
+  std::unordered_map<std::string, std::pair<double, int>> fp_history_;  // JoSS Fig. 4 "H"
+  std::vector<std::vector<std::pair<sched::JobId, int32_t>>> node_maps_;     // running, per node
+  std::vector<std::vector<std::pair<sched::JobId, int32_t>>> node_reduces_;  // running, per node
+  std::vector<Tally> type_tally_;                      // per job type
+  size_t arrived_ = 0;
+  int64_t unfinished_jobs_ = 0;
+  int64_t last_progress_ms_ = 0;
+  std::string stopped_;
+
+  // The heartbeat being served (Assign), or kNoNode.
+  sched::NodeId current_ = sched::kNoNode;
+  bool in_tick_ = false;
+  int free_maps_ = 0, free_reduces_ = 0;
+  std::chrono::steady_clock::duration policy_time_{};
+  bool timed_ = false;
+};
+
+}  // namespace mr::sim

@@ -1,0 +1,306 @@
+// SimHost, the task half: the Launcher calls a policy makes (with their
+// REQUIRES checked as hard errors), task timing over the service and
+// network models, and task ends. See host.h for the model.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/host.h"
+
+namespace mr::sim {
+
+using sched::JobId;
+using sched::NodeId;
+using sched::TaskState;
+
+namespace {
+
+int64_t Ceil(double ms) { return static_cast<int64_t>(std::ceil(ms - 1e-9)); }
+
+bool Contains(const std::vector<NodeId>& v, NodeId n) {
+  return std::find(v.begin(), v.end(), n) != v.end();
+}
+
+void Remove(std::vector<std::pair<JobId, int32_t>>& v, JobId job, int32_t index) {
+  auto it = std::find(v.begin(), v.end(), std::make_pair(job, index));
+  if (it != v.end()) {
+    *it = v.back();
+    v.pop_back();
+  }
+}
+
+std::string TaskName(JobId job, int32_t index, bool is_map) {
+  return std::string(is_map ? "map " : "reduce ") + std::to_string(job) + "/" + std::to_string(index);
+}
+
+}  // namespace
+
+void SimHost::Violation(const std::string& what) {
+  if (error_.empty()) error_ = std::string(policy_->name()) + ": " + what + " (at " +
+                               std::to_string(now_) + " ms)";
+}
+
+// TestHost::Check, as hard errors.
+bool SimHost::CheckLaunch(JobId job, int32_t index, bool is_map) {
+  const std::string task = TaskName(job, index, is_map);
+  if (current_ == sched::kNoNode) {
+    Violation("launched " + task + " outside Assign");
+    return false;
+  }
+  if (job < 0 || static_cast<size_t>(job) >= state_.jobs().size()) {
+    Violation("launched " + task + " of an unknown job");
+    return false;
+  }
+  const sched::Job& j = state_.job(job);
+  const size_t count = is_map ? j.maps.size() : j.reduces.size();
+  if (j.done) {
+    Violation("launched " + task + " of a finished job");
+  } else if (index < 0 || static_cast<size_t>(index) >= count) {
+    Violation("launched " + task + ", which does not exist");
+  } else if ((is_map ? j.maps[static_cast<size_t>(index)].state
+                     : j.reduces[static_cast<size_t>(index)].state) != TaskState::kPending) {
+    Violation("launched " + task + ", which is not pending");
+  } else if ((is_map ? free_maps_ : free_reduces_) <= 0) {
+    Violation("launched " + task + " beyond the node's free slots");
+  } else if (!is_map && !j.reduces_may_start()) {
+    Violation("launched " + task + " before slow-start");
+  } else {
+    --(is_map ? free_maps_ : free_reduces_);
+    return true;
+  }
+  return false;
+}
+
+double SimHost::PartitionMb(JobId job) const {
+  const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
+  const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
+  const double fp = type.fp_wire >= 0 ? type.fp_wire : type.fp;
+  return sj.reduce_ms.empty() ? 0 : sc_.data.block_mb * fp / static_cast<double>(sj.reduce_ms.size());
+}
+
+// The live holder nearest `to` (Distance), a random one among the nearest;
+// with none live, the nearest of all (the data is taken as recoverable).
+NodeId SimHost::NearestLiveReplica(const std::vector<NodeId>& replicas, NodeId to) {
+  std::vector<NodeId> best;
+  double best_d = 0;
+  for (int pass = 0; pass < 2 && best.empty(); ++pass) {
+    for (NodeId r : replicas) {
+      if (pass == 0 && !state_.node(r).live) continue;
+      const double d = state_.Distance(r, to);
+      if (best.empty() || d < best_d) best = {r}, best_d = d;
+      else if (d == best_d) best.push_back(r);
+    }
+  }
+  return best.empty() ? sched::kNoNode : best[UniformIndex(rng_, best.size())];
+}
+
+void SimHost::LaunchMap(JobId job, int32_t index) {
+  if (!error_.empty() || !CheckLaunch(job, index, /*is_map=*/true)) return;
+  const NodeId node = current_;
+  state_.LaunchMap(job, index, node);
+  const sched::MapTask& m = state_.job(job).maps[static_cast<size_t>(index)];
+  const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
+  const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
+  ++map_launches_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  ++result_.map_launches;
+  last_progress_ms_ = now_;
+
+  // Input: local, or a prefetch in flight to this node, or the nearest replica.
+  const double mb = sc_.data.block_mb;
+  const std::vector<NodeId>& holders = replicas_[m.block];
+  double read = static_cast<double>(now_);
+  Span span = Span::kNode;
+  const auto flight = in_flight_.find(m.block * state_.nodes().size() + static_cast<size_t>(node));
+  if (!Contains(holders, node) && flight != in_flight_.end()) {
+    read = std::max(read, flight->second);
+  } else if (!Contains(holders, node)) {
+    const NodeId source = NearestLiveReplica(holders, node);
+    if (source != sched::kNoNode) {
+      span = net_->SpanOf(source, node);
+      read = net_->Transfer(source, node, mb, read);
+    } else {
+      span = Span::kOffDatacenter;  // a split without location
+    }
+  }
+  for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(sj.type)]}) {
+    t->input_mb[static_cast<int>(span)] += mb;
+  }
+  const ServiceSpec& s = sc_.service;
+  const double slowdown[] = {1.0, s.rack_slowdown, s.remote_slowdown,
+                             s.off_dc_slowdown > 0 ? s.off_dc_slowdown : s.remote_slowdown};
+  const double compute = m.attempts == 1 ? sj.map_ms[static_cast<size_t>(index)] : type.map.Sample(rng_);
+  MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  run = MapRun{now_, read, read + compute * slowdown[static_cast<int>(span)], false};
+  if (sc_.run.task_failure_prob > 0 && Uniform01(rng_) < sc_.run.task_failure_prob) {
+    run.fails = true;
+    run.end_ms = static_cast<double>(now_) + Uniform01(rng_) * (run.end_ms - static_cast<double>(now_));
+  }
+  node_maps_[static_cast<size_t>(node)].emplace_back(job, index);
+  events_.Push(Ceil(run.end_ms), EventKind::kMapEnd, job, index, m.attempts);
+}
+
+void SimHost::LaunchReduce(JobId job, int32_t index) {
+  if (!error_.empty() || !CheckLaunch(job, index, /*is_map=*/false)) return;
+  const NodeId node = current_;
+  state_.LaunchReduce(job, index, node);
+  ++reduce_launches_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  ++result_.reduce_launches;
+  last_progress_ms_ = now_;
+  const sched::Job& j = state_.job(job);
+  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  run = ReduceRun{};
+  run.launch_ms = now_;
+  run.last_fetch_ms = static_cast<double>(now_);
+  run.fetched.assign(j.maps.size(), false);
+  run.fails = sc_.run.task_failure_prob > 0 && Uniform01(rng_) < sc_.run.task_failure_prob;
+  node_reduces_[static_cast<size_t>(node)].emplace_back(job, index);
+  for (const sched::MapTask& m : j.maps) {
+    if (m.state == TaskState::kDone) Fetch(job, index, m.index);
+  }
+  MaybeCompleteReduce(job, index);
+}
+
+// The reduce copies map `map`'s partition from the node the map ran on.
+void SimHost::Fetch(JobId job, int32_t reduce, int32_t map) {
+  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(reduce)];
+  if (run.fetched[static_cast<size_t>(map)]) return;
+  run.fetched[static_cast<size_t>(map)] = true;
+  ++run.fetched_count;
+  const sched::Job& j = state_.job(job);
+  const NodeId from = j.maps[static_cast<size_t>(map)].node;
+  const NodeId to = j.reduces[static_cast<size_t>(reduce)].node;
+  const double mb = PartitionMb(job);
+  const Span span = net_->SpanOf(from, to);
+  run.last_fetch_ms = std::max(run.last_fetch_ms, net_->Transfer(from, to, mb, static_cast<double>(now_)));
+  run.input_mb += mb;
+  const int type = wl_.jobs[static_cast<size_t>(job)].type;
+  for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(type)]}) {
+    t->shuffle_mb[static_cast<int>(span)] += mb;
+  }
+}
+
+// Once every partition is fetched, the reduce computes, then ends.
+void SimHost::MaybeCompleteReduce(JobId job, int32_t reduce) {
+  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(reduce)];
+  const sched::Job& j = state_.job(job);
+  if (run.scheduled || run.fetched_count < static_cast<int>(j.maps.size())) return;
+  run.scheduled = true;
+  const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
+  const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
+  const sched::ReduceTask& r = j.reduces[static_cast<size_t>(reduce)];
+  const double base = r.attempts == 1 ? sj.reduce_ms[static_cast<size_t>(reduce)] : type.reduce.Sample(rng_);
+  double end = run.last_fetch_ms + base + type.reduce_ms_per_mb * run.input_mb;
+  if (run.fails) {
+    end = static_cast<double>(run.launch_ms) + Uniform01(rng_) * (end - static_cast<double>(run.launch_ms));
+  }
+  events_.Push(Ceil(end), EventKind::kReduceEnd, job, reduce, r.attempts);
+}
+
+void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
+  const sched::Job& j = state_.job(job);
+  const sched::MapTask& m = j.maps[static_cast<size_t>(index)];
+  if (j.done || m.state != TaskState::kRunning || m.attempts != attempt) return;  // lost
+  const NodeId node = m.node;
+  Remove(node_maps_[static_cast<size_t>(node)], job, index);
+  const MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  if (run.fails) {
+    state_.FailMap(job, index);
+    ++result_.failed_attempts;
+    CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/true, now_); });
+    EndedOn(node);
+    return;
+  }
+  sched::MapTask& mm = state_.mutable_job(job).maps[static_cast<size_t>(index)];
+  mm.bytes_read = mm.bytes;
+  mm.partition_bytes.assign(j.reduces.size(), static_cast<int64_t>(PartitionMb(job) * 1048576.0));
+  state_.FinishMap(job, index, static_cast<double>(now_ - run.launch_ms));
+  ++map_successes_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  const int level = static_cast<int>(state_.LocalityOf(node, m.replicas));
+  const int type = wl_.jobs[static_cast<size_t>(job)].type;
+  for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(type)]}) {
+    ++t->maps_total;
+    ++t->maps_level[level];
+  }
+  ++result_.node_maps[static_cast<size_t>(node)];
+  result_.map_response_ms_sum += static_cast<double>(now_ - j.submit_ms);
+  result_.map_run_ms_sum += static_cast<double>(now_ - run.launch_ms);
+  for (const sched::ReduceTask& r : j.reduces) {
+    if (r.state != TaskState::kRunning) continue;
+    Fetch(job, r.index, index);
+    MaybeCompleteReduce(job, r.index);
+  }
+  CallPolicy([&] { policy_->OnMapFinished(state_, job, index, now_); });
+  MaybeFinishJob(job);
+  EndedOn(node);
+}
+
+void SimHost::OnReduceEnd(JobId job, int32_t index, int32_t attempt) {
+  const sched::Job& j = state_.job(job);
+  const sched::ReduceTask& r = j.reduces[static_cast<size_t>(index)];
+  if (j.done || r.state != TaskState::kRunning || r.attempts != attempt) return;  // lost
+  const NodeId node = r.node;
+  Remove(node_reduces_[static_cast<size_t>(node)], job, index);
+  const ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  if (run.fails) {
+    state_.FailReduce(job, index);
+    ++result_.failed_attempts;
+    CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/false, now_); });
+    EndedOn(node);
+    return;
+  }
+  state_.FinishReduce(job, index);
+  ++reduce_successes_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  result_.reduce_run_ms_sum += static_cast<double>(now_ - run.launch_ms);
+  ++result_.reduces_done;
+  CallPolicy([&] { policy_->OnReduceFinished(state_, job, index, now_); });
+  MaybeFinishJob(job);
+  EndedOn(node);
+}
+
+// ---- Prefetch (the Joint Scheduler's routing) ----
+
+void SimHost::Prefetch(uint64_t block, NodeId from, NodeId to) {
+  if (!error_.empty()) return;
+  const std::string what = "prefetch of block " + std::to_string(block) + " from node " +
+                           std::to_string(from) + " to node " + std::to_string(to);
+  const auto nodes = static_cast<NodeId>(state_.nodes().size());
+  if (current_ == sched::kNoNode && !in_tick_) return Violation(what + " outside Assign and OnTick");
+  if (block >= replicas_.size()) return Violation(what + ": no such block");
+  if (from < 0 || from >= nodes || to < 0 || to >= nodes || from == to) {
+    return Violation(what + ": bad nodes");
+  }
+  if (!state_.node(from).live || !Contains(replicas_[block], from)) {
+    return Violation(what + ": the source is not a live holder");
+  }
+  if (!state_.node(to).live) return Violation(what + ": the target is not live");
+  const uint64_t key = block * static_cast<uint64_t>(nodes) + static_cast<uint64_t>(to);
+  if (Contains(replicas_[block], to) || in_flight_.count(key)) return;  // already there or coming
+  const double mb = sc_.data.block_mb;
+  const Span span = net_->SpanOf(from, to);
+  const double end = net_->Transfer(from, to, mb, static_cast<double>(now_));
+  result_.all.prefetch_mb[static_cast<int>(span)] += mb;
+  if (auto it = block_maps_.find(block); it != block_maps_.end() && !it->second.empty()) {
+    const int type = wl_.jobs[static_cast<size_t>(it->second.front().first)].type;
+    type_tally_[static_cast<size_t>(type)].prefetch_mb[static_cast<int>(span)] += mb;
+  }
+  ++result_.prefetches;
+  in_flight_[key] = end;
+  transfers_.push_back(Transfer{block, to});
+  events_.Push(Ceil(end), EventKind::kPrefetchLanded, static_cast<int32_t>(transfers_.size() - 1));
+}
+
+// The copy is a replica now, for the DFS and for every active map of the block.
+void SimHost::OnPrefetchLanded(int32_t id) {
+  const Transfer t = transfers_[static_cast<size_t>(id)];
+  in_flight_.erase(t.block * state_.nodes().size() + static_cast<size_t>(t.to));
+  last_progress_ms_ = now_;
+  if (Contains(replicas_[t.block], t.to)) return;
+  replicas_[t.block].push_back(t.to);
+  auto it = block_maps_.find(t.block);
+  if (it == block_maps_.end()) return;
+  for (const auto& [job, index] : it->second) {
+    std::vector<NodeId>& r = state_.mutable_job(job).maps[static_cast<size_t>(index)].replicas;
+    if (!Contains(r, t.to)) r.push_back(t.to);
+  }
+}
+
+}  // namespace mr::sim

@@ -1,0 +1,99 @@
+// Metrics of one simulated run: what the live master records per job
+// (map locality levels, reduce-data locality, INT, JTT, per-node loads, FP;
+// JoSS §6.1 Eqs. 9-11) plus what only a simulator can afford to record
+// (backlog over time, Joint §6; map completion time, Pandas §VII-A3).
+// The host (sim/host.h) fills a RunResult as events happen; the functions
+// at the end derive the reported figures from it, and sim/output.h writes
+// it as JSON and CSV.
+//
+// Names follow the master's JSON (issue 3): jtt_ms, maps_total,
+// maps_node_local, maps_dc_local, maps_off_dc, vps_locality_rate,
+// cen_locality_rate, off_cen_rate, reduce_data_locality_rate,
+// inter_dc_bytes, fp_raw, fp_wire. maps_dc_local counts maps in the
+// reader's datacenter but not on its node (rack-local ones included, and
+// also counted in maps_rack_local), so node + dc + off_dc = total.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scheduler/cluster_state.h"
+#include "sim/network.h"
+
+namespace mr::sim {
+
+// Counters of a set of jobs (the whole run, or one job type).
+struct Tally {
+  int64_t jobs = 0;               // finished jobs
+  double jtt_ms_sum = 0;
+  int64_t maps_total = 0;         // finished map executions
+  int64_t maps_level[4] = {0, 0, 0, 0};  // by sched::Locality at finish
+  double input_mb[4] = {0, 0, 0, 0};     // map input read, by Span
+  double prefetch_mb[4] = {0, 0, 0, 0};  // blocks copied ahead (Joint), by Span
+  double shuffle_mb[4] = {0, 0, 0, 0};   // reduce input fetched, by Span
+  double fp_raw_sum = 0, fp_wire_sum = 0;  // over finished jobs
+};
+
+struct BacklogSample {
+  int64_t t_ms = 0;
+  int64_t maps_waiting = 0;       // pending maps of arrived jobs
+  int64_t maps_running = 0;
+  int64_t reduces_waiting = 0;
+  int64_t reduces_running = 0;
+  int64_t active_jobs = 0;
+};
+
+struct JobRecord {
+  int32_t id = 0;
+  std::string type;
+  int maps = 0, reduces = 0;
+  int64_t submit_ms = 0;
+  int64_t finish_ms = -1;         // -1: unfinished when the run stopped
+};
+
+struct RunResult {
+  std::string scenario, scheduler, label;
+  std::map<std::string, std::string> params;   // the policy's complete parameters
+  std::map<std::string, std::string> sweep;    // swept keys and their values
+  uint64_t seed = 0;
+  std::string stopped;            // "done", "end_ms" or "max_backlog"
+  int64_t end_ms = 0;             // simulated time at the end
+  int64_t jobs_total = 0;
+  Tally all;
+  std::map<std::string, Tally> by_type;
+  int64_t map_launches = 0, reduce_launches = 0, failed_attempts = 0, redone_maps = 0;
+  int64_t reduces_total = 0;       // reduce tasks of arrived jobs
+  int64_t reduces_done = 0;        // finished reduce executions
+  double map_response_ms_sum = 0; // finish - job submit, over finished map executions
+  double map_run_ms_sum = 0;      // finish - launch
+  double reduce_run_ms_sum = 0;
+  int64_t prefetches = 0;
+  int64_t assign_calls = 0, tick_calls = 0;
+  std::vector<int64_t> node_maps;   // finished maps per node (JoSS Table 9 "VPS load")
+  std::vector<BacklogSample> backlog;
+  std::vector<JobRecord> jobs;
+  double tail_fraction = 0.05;
+  // Wall-clock measurements, only with timing (they break byte-identity).
+  bool timed = false;
+  double wall_ms = 0, policy_ms = 0;
+};
+
+// Derived figures, computed from a RunResult (so tests and the report share them).
+double Rate(int64_t part, int64_t whole);
+double InterDcBytes(const Tally& t);
+double ReduceDataLocality(const Tally& t);   // shuffle MB within the reducer's DC / all
+double MeanJtt(const Tally& t);
+// Backlog (maps waiting + running) averaged over the last tail_fraction of the run.
+double BacklogTail(const RunResult& r);
+// Least-squares slope of the backlog over the second half of the run, per second.
+double BacklogSlope(const RunResult& r);
+// Mean and population standard deviation of node_maps.
+std::pair<double, double> NodeLoad(const RunResult& r);
+// JTTs of finished jobs, sorted.
+std::vector<double> SortedJtts(const RunResult& r);
+// Workload turnaround: last finish - first submit (JoSS §6.2 WTT).
+int64_t Wtt(const RunResult& r);
+
+}  // namespace mr::sim

@@ -1,0 +1,494 @@
+// The scenario file parser: overrides first (ApplyOverride), then one
+// reader per table (ReadCluster, ReadNetwork, ...), each rejecting unknown
+// keys, wrong types and out-of-range values, then checks that span tables
+// (Validate). Same strict style as common/config.cc.
+#include "sim/scenario_file.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+
+namespace mr::sim {
+namespace {
+
+Status Invalid(const std::string& m) { return Status::InvalidArgument(m); }
+
+std::string Num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Reads the keys of one table; errors name keys by their full path.
+class Reader {
+ public:
+  Reader(const toml::table* t, std::string path) : t_(t), path_(std::move(path)) {}
+  std::string Name(std::string_view key) const {
+    return "'" + (path_.empty() ? "" : path_ + ".") + std::string(key) + "'";
+  }
+  const toml::node* Get(std::string_view key) const { return t_ ? t_->get(key) : nullptr; }
+
+  Status Keys(std::initializer_list<std::string_view> known) const {
+    if (t_ == nullptr) return Status::OK();
+    for (const auto& [key, node] : *t_) {
+      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+        return Invalid("unknown key " + Name(key.str()));
+      }
+    }
+    return Status::OK();
+  }
+  Status Sub(std::string_view key, Reader* out) const {
+    const toml::node* n = Get(key);
+    if (n != nullptr && !n->is_table()) return Invalid(Name(key) + " must be a table");
+    *out = Reader(n ? n->as_table() : nullptr, Path(key));
+    return Status::OK();
+  }
+  // The tables of an array of tables (absent = none).
+  Status Tables(std::string_view key, std::vector<Reader>* out) const {
+    const toml::node* n = Get(key);
+    if (n == nullptr) return Status::OK();
+    if (!n->is_array_of_tables()) return Invalid(Name(key) + " must be an array of tables");
+    size_t i = 0;
+    for (const toml::node& e : *n->as_array()) {
+      out->emplace_back(e.as_table(), Path(key) + "[" + std::to_string(i++) + "]");
+    }
+    return Status::OK();
+  }
+  Status String(std::string_view key, std::string* out) const {
+    const toml::node* n = Get(key);
+    if (n == nullptr) return Status::OK();
+    if (!n->is_string()) return Invalid(Name(key) + " must be a string");
+    *out = n->as_string()->get();
+    return Status::OK();
+  }
+  Status OneOf(std::string_view key, std::initializer_list<std::string_view> allowed,
+               std::string* out) const {
+    MR_RETURN_IF_ERROR(String(key, out));
+    if (std::find(allowed.begin(), allowed.end(), *out) != allowed.end()) return Status::OK();
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    return Invalid(Name(key) + " must be one of " + list + " (got '" + *out + "')");
+  }
+  Status Bool(std::string_view key, bool* out) const {
+    const toml::node* n = Get(key);
+    if (n == nullptr) return Status::OK();
+    if (!n->is_boolean()) return Invalid(Name(key) + " must be a boolean");
+    *out = n->as_boolean()->get();
+    return Status::OK();
+  }
+  template <typename T>
+  Status Int(std::string_view key, int64_t min, int64_t max, T* out) const {
+    const toml::node* n = Get(key);
+    if (n == nullptr) return Status::OK();
+    if (!n->is_integer()) return Invalid(Name(key) + " must be an integer");
+    const int64_t v = n->as_integer()->get();
+    if (v < min || v > max) {
+      return Invalid(Name(key) + " must be in [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "] (got " + std::to_string(v) + ")");
+    }
+    *out = static_cast<T>(v);
+    return Status::OK();
+  }
+  // A number in [min, max]; an integer is accepted.
+  Status Double(std::string_view key, double min, double max, double* out) const {
+    const toml::node* n = Get(key);
+    if (n == nullptr) return Status::OK();
+    double v;
+    if (n->is_floating_point()) {
+      v = n->as_floating_point()->get();
+    } else if (n->is_integer()) {
+      v = static_cast<double>(n->as_integer()->get());
+    } else {
+      return Invalid(Name(key) + " must be a number");
+    }
+    if (!(v >= min && v <= max)) {
+      return Invalid(Name(key) + " must be in [" + Num(min) + ", " + Num(max) + "] (got " +
+                     Num(v) + ")");
+    }
+    *out = v;
+    return Status::OK();
+  }
+  std::string Path(std::string_view key) const {
+    return (path_.empty() ? "" : path_ + ".") + std::string(key);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  const toml::table* t_;
+  std::string path_;
+};
+
+constexpr double kBig = 1e15;
+constexpr int64_t kMaxInt = 1'000'000'000;
+
+Status ReadDist(const Reader& parent, std::string_view key, Dist* d) {
+  const toml::node* n = parent.Get(key);
+  if (n == nullptr) return Status::OK();
+  if (n->is_integer() || n->is_floating_point()) {  // a bare number: fixed
+    d->kind = Dist::Kind::kFixed;
+    return parent.Double(key, 0, kBig, &d->mean_ms);
+  }
+  Reader r(nullptr, "");
+  MR_RETURN_IF_ERROR(parent.Sub(key, &r));
+  MR_RETURN_IF_ERROR(r.Keys({"dist", "mean_ms", "sd_ms", "shape", "phi", "slot_ms"}));
+  std::string kind = "fixed";
+  MR_RETURN_IF_ERROR(r.OneOf("dist", {"fixed", "exponential", "geometric", "pareto", "lognormal"}, &kind));
+  d->kind = kind == "fixed"         ? Dist::Kind::kFixed
+            : kind == "exponential" ? Dist::Kind::kExponential
+            : kind == "geometric"   ? Dist::Kind::kGeometric
+            : kind == "pareto"      ? Dist::Kind::kPareto
+                                    : Dist::Kind::kLognormal;
+  MR_RETURN_IF_ERROR(r.Double("mean_ms", 0, kBig, &d->mean_ms));
+  MR_RETURN_IF_ERROR(r.Double("sd_ms", 0, kBig, &d->sd_ms));
+  MR_RETURN_IF_ERROR(r.Double("shape", 1.01, 100, &d->shape));
+  MR_RETURN_IF_ERROR(r.Double("phi", 1e-6, 1, &d->phi));
+  MR_RETURN_IF_ERROR(r.Double("slot_ms", 1, kBig, &d->slot_ms));
+  if (d->kind == Dist::Kind::kGeometric && r.Get("mean_ms")) {
+    return Invalid(r.Name("mean_ms") + " does not apply to a geometric law (its mean is slot_ms / phi)");
+  }
+  if ((d->kind == Dist::Kind::kPareto || d->kind == Dist::Kind::kLognormal) && d->mean_ms <= 0) {
+    return Invalid(r.Name("mean_ms") + " must be > 0 for a " + kind + " law");
+  }
+  return Status::OK();
+}
+
+Status ReadSizes(const Reader& parent, SizeDist* s) {
+  Reader r(nullptr, "");
+  MR_RETURN_IF_ERROR(parent.Sub("sizes", &r));
+  MR_RETURN_IF_ERROR(r.Keys({"dist", "maps", "shape", "min", "max", "bins"}));
+  std::string kind = "fixed";
+  MR_RETURN_IF_ERROR(r.OneOf("dist", {"fixed", "pareto", "facebook"}, &kind));
+  s->kind = kind == "fixed" ? SizeDist::Kind::kFixed
+            : kind == "pareto" ? SizeDist::Kind::kPareto : SizeDist::Kind::kFacebook;
+  MR_RETURN_IF_ERROR(r.Int("maps", 1, kMaxInt, &s->fixed));
+  MR_RETURN_IF_ERROR(r.Double("shape", 0.1, 100, &s->shape));
+  MR_RETURN_IF_ERROR(r.Int("min", 1, kMaxInt, &s->min));
+  MR_RETURN_IF_ERROR(r.Int("max", 1, kMaxInt, &s->max));
+  MR_RETURN_IF_ERROR(r.Int("bins", 1, 9, &s->facebook_bins));
+  if (s->max < s->min) return Invalid(r.Name("max") + " must be >= min");
+  return Status::OK();
+}
+
+Status ReadCluster(const Reader& r, ClusterSpec* c) {
+  MR_RETURN_IF_ERROR(r.Keys({"nodes", "datacenters", "racks", "map_slots", "reduce_slots",
+                             "heartbeat_ms", "out_of_band_heartbeat"}));
+  MR_RETURN_IF_ERROR(r.Int("nodes", 1, 1'000'000, &c->nodes));
+  MR_RETURN_IF_ERROR(r.Int("datacenters", 1, 1000, &c->datacenters));
+  MR_RETURN_IF_ERROR(r.Int("racks", 0, 100'000, &c->racks));
+  MR_RETURN_IF_ERROR(r.Int("map_slots", 0, 1000, &c->map_slots));
+  MR_RETURN_IF_ERROR(r.Int("reduce_slots", 0, 1000, &c->reduce_slots));
+  MR_RETURN_IF_ERROR(r.Int("heartbeat_ms", 1, kMaxInt, &c->heartbeat_ms));
+  MR_RETURN_IF_ERROR(r.Bool("out_of_band_heartbeat", &c->out_of_band_heartbeat));
+  if (c->datacenters > c->nodes) return Invalid(r.Name("datacenters") + " must be <= nodes");
+  if (c->racks % c->datacenters != 0 || c->racks > c->nodes) {
+    return Invalid(r.Name("racks") + " must be a multiple of datacenters and <= nodes (got " +
+                   std::to_string(c->racks) + ")");
+  }
+  return Status::OK();
+}
+
+Status ReadNetwork(const Reader& r, NetworkSpec* n) {
+  MR_RETURN_IF_ERROR(r.Keys({"enabled", "node_mb_s", "rack_mb_s", "dc_mb_s", "latency_ms"}));
+  MR_RETURN_IF_ERROR(r.Bool("enabled", &n->enabled));
+  MR_RETURN_IF_ERROR(r.Double("node_mb_s", 0, kBig, &n->node_mb_s));
+  MR_RETURN_IF_ERROR(r.Double("rack_mb_s", 0, kBig, &n->rack_mb_s));
+  MR_RETURN_IF_ERROR(r.Double("dc_mb_s", 0, kBig, &n->dc_mb_s));
+  return r.Double("latency_ms", 0, kBig, &n->latency_ms);
+}
+
+Status ReadData(const Reader& r, DataSpec* d) {
+  MR_RETURN_IF_ERROR(r.Keys({"block_mb", "replication", "placement", "pool_blocks", "popularity",
+                             "hot_unit", "hot_fraction", "hot_probability"}));
+  MR_RETURN_IF_ERROR(r.Double("block_mb", 1e-6, 1e6, &d->block_mb));
+  MR_RETURN_IF_ERROR(r.Int("replication", 1, 100, &d->replication));
+  MR_RETURN_IF_ERROR(r.OneOf("placement", {"uniform", "hdfs", "round-robin"}, &d->placement));
+  MR_RETURN_IF_ERROR(r.Int("pool_blocks", 0, kMaxInt, &d->pool_blocks));
+  MR_RETURN_IF_ERROR(r.OneOf("popularity", {"uniform", "skewed"}, &d->popularity));
+  MR_RETURN_IF_ERROR(r.OneOf("hot_unit", {"node", "rack"}, &d->hot_unit));
+  MR_RETURN_IF_ERROR(r.Double("hot_fraction", 0.001, 1, &d->hot_fraction));
+  return r.Double("hot_probability", 0, 1, &d->hot_probability);
+}
+
+Status ReadService(const Reader& r, ServiceSpec* s) {
+  MR_RETURN_IF_ERROR(r.Keys({"rack_slowdown", "remote_slowdown", "off_dc_slowdown"}));
+  MR_RETURN_IF_ERROR(r.Double("rack_slowdown", 0.01, 1e6, &s->rack_slowdown));
+  MR_RETURN_IF_ERROR(r.Double("remote_slowdown", 0.01, 1e6, &s->remote_slowdown));
+  return r.Double("off_dc_slowdown", 0, 1e6, &s->off_dc_slowdown);
+}
+
+Status ReadJobType(const Reader& r, JobType* t) {
+  MR_RETURN_IF_ERROR(r.Keys({"name", "input_type", "fp", "fp_wire", "map", "reduce",
+                             "reduce_ms_per_mb", "reduces", "weight"}));
+  MR_RETURN_IF_ERROR(r.String("name", &t->name));
+  if (t->name.empty()) return Invalid(r.Name("name") + " is required");
+  MR_RETURN_IF_ERROR(r.String("input_type", &t->input_type));
+  MR_RETURN_IF_ERROR(r.Double("fp", 0, 1e6, &t->fp));
+  MR_RETURN_IF_ERROR(r.Double("fp_wire", 0, 1e6, &t->fp_wire));
+  if (!r.Get("map")) return Invalid(r.Name("map") + " is required");
+  MR_RETURN_IF_ERROR(ReadDist(r, "map", &t->map));
+  MR_RETURN_IF_ERROR(ReadDist(r, "reduce", &t->reduce));
+  MR_RETURN_IF_ERROR(r.Double("reduce_ms_per_mb", 0, kBig, &t->reduce_ms_per_mb));
+  MR_RETURN_IF_ERROR(r.Int("reduces", 0, 1'000'000, &t->reduces));
+  return r.Double("weight", 0, kBig, &t->weight);
+}
+
+Status ReadClass(const Reader& r, JobClass* c) {
+  MR_RETURN_IF_ERROR(r.Keys({"type", "count", "maps", "reduces", "batch", "submit_ms"}));
+  MR_RETURN_IF_ERROR(r.String("type", &c->type));
+  MR_RETURN_IF_ERROR(r.Int("count", 0, kMaxInt, &c->count));
+  MR_RETURN_IF_ERROR(r.Int("maps", 1, kMaxInt, &c->maps));
+  MR_RETURN_IF_ERROR(r.Int("reduces", 0, 1'000'000, &c->reduces));
+  MR_RETURN_IF_ERROR(r.String("batch", &c->batch));
+  return r.Int("submit_ms", 0, INT64_MAX, &c->submit_ms);
+}
+
+Status ReadWorkload(const Reader& r, WorkloadSpec* w) {
+  MR_RETURN_IF_ERROR(r.Keys({"arrival", "mean_interarrival_ms", "sd_interarrival_ms", "load",
+                             "task_rate_per_s", "jobs", "duration_ms", "sizes", "mix", "classes",
+                             "keep_order", "batch", "scale", "trace", "slowstart",
+                             "fp_known_at_start"}));
+  MR_RETURN_IF_ERROR(r.OneOf("arrival", {"poisson", "lognormal", "fixed", "trace"}, &w->arrival));
+  MR_RETURN_IF_ERROR(r.Double("mean_interarrival_ms", 0, kBig, &w->mean_interarrival_ms));
+  MR_RETURN_IF_ERROR(r.Double("sd_interarrival_ms", 0, kBig, &w->sd_interarrival_ms));
+  MR_RETURN_IF_ERROR(r.Double("load", 0, 10, &w->load));
+  MR_RETURN_IF_ERROR(r.Double("task_rate_per_s", 0, kBig, &w->task_rate_per_s));
+  MR_RETURN_IF_ERROR(r.Int("jobs", 0, kMaxInt, &w->jobs));
+  MR_RETURN_IF_ERROR(r.Int("duration_ms", 0, INT64_MAX, &w->duration_ms));
+  MR_RETURN_IF_ERROR(ReadSizes(r, &w->sizes));
+  if (const toml::node* mix = r.Get("mix")) {
+    if (!mix->is_array()) return Invalid(r.Name("mix") + " must be an array of job type names");
+    for (const toml::node& e : *mix->as_array()) {
+      if (!e.is_string()) return Invalid(r.Name("mix") + " must be an array of job type names");
+      w->mix.push_back(e.as_string()->get());
+    }
+  }
+  std::vector<Reader> classes;
+  MR_RETURN_IF_ERROR(r.Tables("classes", &classes));
+  for (const Reader& c : classes) {
+    w->classes.emplace_back();
+    MR_RETURN_IF_ERROR(ReadClass(c, &w->classes.back()));
+  }
+  MR_RETURN_IF_ERROR(r.Bool("keep_order", &w->keep_order));
+  MR_RETURN_IF_ERROR(r.String("batch", &w->batch));
+  MR_RETURN_IF_ERROR(r.Double("scale", 1e-6, 1e6, &w->scale));
+  MR_RETURN_IF_ERROR(r.String("trace", &w->trace));
+  MR_RETURN_IF_ERROR(r.Double("slowstart", 0, 1, &w->slowstart));
+  MR_RETURN_IF_ERROR(r.Bool("fp_known_at_start", &w->fp_known_at_start));
+  // Exactly one way to give the rate.
+  const int rates = (w->mean_interarrival_ms > 0) + (w->load > 0) + (w->task_rate_per_s > 0);
+  const bool timed_trace = !w->trace.empty();
+  if (w->arrival == "trace" && !timed_trace) return Invalid(r.Name("trace") + " is required by arrival = \"trace\"");
+  if (w->arrival != "trace" && rates != 1 && !(w->arrival == "fixed" && rates == 0)) {
+    return Invalid("workload: give exactly one of mean_interarrival_ms, load, task_rate_per_s");
+  }
+  if (w->arrival == "lognormal" && (w->mean_interarrival_ms <= 0 || w->sd_interarrival_ms <= 0)) {
+    return Invalid("workload: a lognormal arrival needs mean_interarrival_ms and sd_interarrival_ms");
+  }
+  if (w->classes.empty() && !timed_trace && w->jobs == 0 && w->duration_ms == 0) {
+    return Invalid("workload: give jobs, duration_ms, classes or a trace");
+  }
+  return Status::OK();
+}
+
+Status ReadRun(const Reader& r, RunSpec* run) {
+  MR_RETURN_IF_ERROR(r.Keys({"end_ms", "sample_ms", "max_backlog", "tail_fraction",
+                             "task_failure_prob", "failures"}));
+  MR_RETURN_IF_ERROR(r.Int("end_ms", 0, INT64_MAX, &run->end_ms));
+  MR_RETURN_IF_ERROR(r.Int("sample_ms", 0, INT64_MAX, &run->sample_ms));
+  MR_RETURN_IF_ERROR(r.Int("max_backlog", 0, INT64_MAX, &run->max_backlog));
+  MR_RETURN_IF_ERROR(r.Double("tail_fraction", 0.001, 1, &run->tail_fraction));
+  MR_RETURN_IF_ERROR(r.Double("task_failure_prob", 0, 0.99, &run->task_failure_prob));
+  std::vector<Reader> failures;
+  MR_RETURN_IF_ERROR(r.Tables("failures", &failures));
+  for (const Reader& f : failures) {
+    NodeFailure nf;
+    MR_RETURN_IF_ERROR(f.Keys({"node", "at_ms", "back_ms"}));
+    MR_RETURN_IF_ERROR(f.Int("node", 0, kMaxInt, &nf.node));
+    MR_RETURN_IF_ERROR(f.Int("at_ms", 0, INT64_MAX, &nf.at_ms));
+    MR_RETURN_IF_ERROR(f.Int("back_ms", -1, INT64_MAX, &nf.back_ms));
+    run->failures.push_back(nf);
+  }
+  return Status::OK();
+}
+
+Status ReadScheduler(const Reader& r, SchedulerRun* s) {
+  MR_RETURN_IF_ERROR(r.Keys({"name", "label", "params"}));
+  MR_RETURN_IF_ERROR(r.String("name", &s->name));
+  MR_RETURN_IF_ERROR(r.String("label", &s->label));
+  if (s->label.empty()) s->label = s->name;
+  Reader params(nullptr, "");
+  MR_RETURN_IF_ERROR(r.Sub("params", &params));
+  if (const toml::node* t = r.Get("params")) {
+    for (const auto& [key, node] : *t->as_table()) {
+      const std::string k(key.str());
+      if (node.is_boolean()) s->params[k] = node.as_boolean()->get();
+      else if (node.is_integer()) s->params[k] = node.as_integer()->get();
+      else if (node.is_floating_point()) s->params[k] = node.as_floating_point()->get();
+      else if (node.is_string()) s->params[k] = node.as_string()->get();
+      else return Invalid(params.Name(k) + " must be a boolean, integer, float or string");
+    }
+  }
+  auto made = sched::MakeScheduler(s->name, s->params, sched::SchedulerEnv{});
+  if (!made.ok()) return Invalid(r.path() + ": " + made.status().message());
+  return Status::OK();
+}
+
+// Sets `o.key` (a dotted path; a number indexes an array; missing tables
+// are created) to `o.value`, read as TOML or else as a string.
+Status ApplyOverride(toml::table& root, const Override& o) {
+  toml::table holder;
+  try {
+    holder = toml::parse("v = " + o.value);
+  } catch (const toml::parse_error&) {
+    holder.insert_or_assign("v", o.value);
+  }
+  const toml::node& value = *holder.get("v");
+  std::vector<std::string> parts;
+  std::istringstream in(o.key);
+  for (std::string part; std::getline(in, part, '.');) parts.push_back(part);
+  if (parts.empty() || std::find(parts.begin(), parts.end(), "") != parts.end()) {
+    return Invalid("override: bad key '" + o.key + "'");
+  }
+  toml::node* cur = &root;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = i + 1 == parts.size();
+    if (toml::table* t = cur->as_table()) {
+      if (last) {
+        value.visit([&](const auto& v) { t->insert_or_assign(part, v); });
+        return Status::OK();
+      }
+      if (t->get(part) == nullptr) t->insert(part, toml::table{});
+      cur = t->get(part);
+    } else if (toml::array* a = cur->as_array()) {
+      if (part.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(part) >= a->size()) {
+        return Invalid("override '" + o.key + "': '" + part + "' is not an index of the array");
+      }
+      const size_t idx = std::stoul(part);
+      if (last) {
+        a->erase(a->cbegin() + static_cast<ptrdiff_t>(idx));
+        value.visit([&](const auto& v) { a->insert(a->cbegin() + static_cast<ptrdiff_t>(idx), v); });
+        return Status::OK();
+      }
+      cur = a->get(idx);
+    } else {
+      return Invalid("override '" + o.key + "': '" + parts[i - 1] + "' is not a table");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Scenario> ParseScenario(const std::string& text, const std::string& origin,
+                               const std::string& dir, const std::vector<Override>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << origin << ":" << e.source().begin.line << ": " << e.description();
+    return Status::InvalidArgument(os.str());
+  }
+  for (const Override& o : overrides) MR_RETURN_IF_ERROR(ApplyOverride(root, o).WithContext(origin));
+  Scenario sc;
+  sc.dir = dir;
+  const Reader top(&root, "");
+  Status st = [&]() -> Status {
+    MR_RETURN_IF_ERROR(top.Keys({"name", "description", "seed", "cluster", "network", "data",
+                                 "service", "job_types", "workload", "run", "schedulers", "sweep"}));
+    MR_RETURN_IF_ERROR(top.String("name", &sc.name));
+    MR_RETURN_IF_ERROR(top.String("description", &sc.description));
+    MR_RETURN_IF_ERROR(top.Int("seed", 0, INT64_MAX, &sc.seed));
+    Reader sub(nullptr, "");
+    MR_RETURN_IF_ERROR(top.Sub("cluster", &sub));
+    MR_RETURN_IF_ERROR(ReadCluster(sub, &sc.cluster));
+    MR_RETURN_IF_ERROR(top.Sub("network", &sub));
+    MR_RETURN_IF_ERROR(ReadNetwork(sub, &sc.network));
+    MR_RETURN_IF_ERROR(top.Sub("data", &sub));
+    MR_RETURN_IF_ERROR(ReadData(sub, &sc.data));
+    MR_RETURN_IF_ERROR(top.Sub("service", &sub));
+    MR_RETURN_IF_ERROR(ReadService(sub, &sc.service));
+    std::vector<Reader> types, scheds;
+    MR_RETURN_IF_ERROR(top.Tables("job_types", &types));
+    for (const Reader& t : types) {
+      sc.job_types.emplace_back();
+      MR_RETURN_IF_ERROR(ReadJobType(t, &sc.job_types.back()));
+      if (sc.JobTypeIndex(sc.job_types.back().name) != static_cast<int>(sc.job_types.size()) - 1) {
+        return Invalid(t.Name("name") + ": job type '" + sc.job_types.back().name + "' is defined twice");
+      }
+    }
+    if (sc.job_types.empty()) return Invalid("at least one [[job_types]] is required");
+    MR_RETURN_IF_ERROR(top.Sub("workload", &sub));
+    MR_RETURN_IF_ERROR(ReadWorkload(sub, &sc.workload));
+    for (const std::string& m : sc.workload.mix) {
+      if (sc.JobTypeIndex(m) < 0) return Invalid("'workload.mix': unknown job type '" + m + "'");
+    }
+    for (const JobClass& c : sc.workload.classes) {
+      if (sc.JobTypeIndex(c.type) < 0) return Invalid("'workload.classes': unknown job type '" + c.type + "'");
+    }
+    MR_RETURN_IF_ERROR(top.Sub("run", &sub));
+    MR_RETURN_IF_ERROR(ReadRun(sub, &sc.run));
+    for (const NodeFailure& f : sc.run.failures) {
+      if (f.node >= sc.cluster.nodes) return Invalid("'run.failures': node " + std::to_string(f.node) + " does not exist");
+    }
+    MR_RETURN_IF_ERROR(top.Tables("schedulers", &scheds));
+    for (const Reader& s : scheds) {
+      sc.schedulers.emplace_back();
+      MR_RETURN_IF_ERROR(ReadScheduler(s, &sc.schedulers.back()));
+    }
+    if (sc.schedulers.empty()) return Invalid("at least one [[schedulers]] is required");
+    if (sc.data.hot_unit == "rack" && sc.cluster.racks == 0) {
+      return Invalid("'data.hot_unit' = \"rack\" needs cluster.racks > 0");
+    }
+    MR_RETURN_IF_ERROR(top.Sub("sweep", &sub));
+    if (const toml::node* sw = root.get("sweep")) {
+      for (const auto& [key, node] : *sw->as_table()) {
+        if (!node.is_array() || node.as_array()->empty()) {
+          return Invalid(sub.Name(key.str()) + " must be a non-empty array of values");
+        }
+        std::vector<std::string> values;
+        for (const toml::node& v : *node.as_array()) {
+          std::ostringstream os;
+          v.visit([&](const auto& x) { os << x; });
+          values.push_back(os.str());
+        }
+        sc.sweep.emplace_back(std::string(key.str()), values);
+      }
+    }
+    return Status::OK();
+  }();
+  if (!st.ok()) return st.WithContext(origin);
+  return sc;
+}
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot read '" + path + "'");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+Result<Scenario> LoadScenario(const std::string& path, const std::vector<Override>& overrides) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return ParseScenario(*text, path, dir, overrides);
+}
+
+Result<Override> ParseOverride(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument("expected KEY=VALUE (got '" + text + "')");
+  }
+  return Override{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+}  // namespace mr::sim

@@ -1,0 +1,312 @@
+// Workload generation: block placement, popularity, job sizes, types and
+// arrivals (see workload.h). Everything draws from the "workload" stream of
+// the scenario seed, in a fixed order, so it is the same for every policy.
+#include "sim/workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+namespace mr::sim {
+namespace {
+
+using sched::ClusterState;
+using sched::NodeId;
+
+// The rack of a node for placement: its rack, else its datacenter.
+int PlacementRack(const ClusterState& s, NodeId n) {
+  const sched::Node& node = s.node(n);
+  return node.rack >= 0 ? node.rack : -1 - node.datacenter;
+}
+
+NodeId PickOther(const std::vector<NodeId>& from, const std::vector<NodeId>& taken, Rng& rng,
+                 const std::function<bool(NodeId)>& ok) {
+  std::vector<NodeId> options;
+  for (NodeId n : from) {
+    if (ok(n) && std::find(taken.begin(), taken.end(), n) == taken.end()) options.push_back(n);
+  }
+  if (options.empty()) return sched::kNoNode;
+  return options[UniformIndex(rng, options.size())];
+}
+
+}  // namespace
+
+std::vector<NodeId> PlaceBlock(const ClusterState& state, const std::vector<NodeId>& candidates,
+                               const std::string& placement, int replicas, uint64_t counter,
+                               Rng& rng) {
+  std::vector<NodeId> out;
+  const int r = std::min<int>(replicas, static_cast<int>(candidates.size()));
+  if (placement == "round-robin") {
+    for (int i = 0; i < r; ++i) {
+      out.push_back(candidates[(counter * static_cast<uint64_t>(r) + i) % candidates.size()]);
+    }
+    return out;
+  }
+  auto any = [](NodeId) { return true; };
+  if (placement == "hdfs") {
+    // HDFS's default: the writer's node (here a random one), then a node on
+    // another rack, then another node on that second rack, then anywhere.
+    out.push_back(candidates[UniformIndex(rng, candidates.size())]);
+    if (r >= 2) {
+      const int rack0 = PlacementRack(state, out[0]);
+      NodeId second = PickOther(candidates, out, rng,
+                                [&](NodeId n) { return PlacementRack(state, n) != rack0; });
+      if (second == sched::kNoNode) second = PickOther(candidates, out, rng, any);
+      out.push_back(second);
+    }
+    if (r >= 3) {
+      const int rack1 = PlacementRack(state, out[1]);
+      NodeId third = PickOther(candidates, out, rng,
+                               [&](NodeId n) { return PlacementRack(state, n) == rack1; });
+      if (third == sched::kNoNode) third = PickOther(candidates, out, rng, any);
+      out.push_back(third);
+    }
+  }
+  while (static_cast<int>(out.size()) < r) out.push_back(PickOther(candidates, out, rng, any));
+  return out;
+}
+
+namespace {
+
+// The hot and the cold node sets of a skewed popularity (DataSpec).
+struct NodeSets {
+  std::vector<NodeId> all, hot, cold;
+};
+
+NodeSets MakeNodeSets(const DataSpec& data, const ClusterState& state) {
+  NodeSets sets;
+  const int n = static_cast<int>(state.nodes().size());
+  int racks = 0;
+  for (const sched::Node& node : state.nodes()) racks = std::max(racks, node.rack + 1);
+  const int hot_racks = static_cast<int>(std::ceil(data.hot_fraction * racks));
+  const int hot_nodes = static_cast<int>(std::ceil(data.hot_fraction * n));
+  for (const sched::Node& node : state.nodes()) {
+    sets.all.push_back(node.id);
+    const bool hot = data.hot_unit == "rack" ? node.rack < hot_racks : node.id < hot_nodes;
+    (hot ? sets.hot : sets.cold).push_back(node.id);
+  }
+  if (sets.cold.empty()) sets.cold = sets.hot;
+  return sets;
+}
+
+class BlockSource {
+ public:
+  BlockSource(const Scenario& sc, const ClusterState& state, Workload* w, Rng& rng)
+      : data_(sc.data), state_(state), w_(w), sets_(MakeNodeSets(sc.data, state)) {
+    skewed_ = data_.popularity == "skewed";
+    for (int b = 0; b < data_.pool_blocks; ++b) {
+      const uint64_t id = NewBlock(sets_.all, rng);
+      const bool hot = std::find(sets_.hot.begin(), sets_.hot.end(), w_->replicas[id][0]) !=
+                       sets_.hot.end();
+      (hot ? hot_pool_ : cold_pool_).push_back(id);
+    }
+    if (hot_pool_.empty()) hot_pool_ = cold_pool_;
+    if (cold_pool_.empty()) cold_pool_ = hot_pool_;
+  }
+
+  // The block a new map reads.
+  uint64_t Next(Rng& rng) {
+    const bool hot = skewed_ && Uniform01(rng) < data_.hot_probability;
+    if (data_.pool_blocks > 0) {
+      if (!skewed_) return UniformIndex(rng, w_->replicas.size());
+      const auto& pool = hot ? hot_pool_ : cold_pool_;
+      return pool[UniformIndex(rng, pool.size())];
+    }
+    return NewBlock(!skewed_ ? sets_.all : hot ? sets_.hot : sets_.cold, rng);
+  }
+
+ private:
+  uint64_t NewBlock(const std::vector<NodeId>& candidates, Rng& rng) {
+    const uint64_t id = w_->replicas.size();
+    w_->replicas.push_back(PlaceBlock(state_, candidates, data_.placement, data_.replication,
+                                      placed_++, rng));
+    return id;
+  }
+
+  const DataSpec& data_;
+  const ClusterState& state_;
+  Workload* w_;
+  NodeSets sets_;
+  bool skewed_ = false;
+  uint64_t placed_ = 0;
+  std::vector<uint64_t> hot_pool_, cold_pool_;
+};
+
+Status ReadTrace(const Scenario& sc, std::vector<JobClass>* out) {
+  std::string path = sc.workload.trace;
+  if (!path.empty() && path[0] != '/' && !sc.dir.empty()) path = sc.dir + "/" + path;
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("workload.trace: cannot read '" + path + "'");
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#' || line.rfind("submit_ms", 0) == 0) continue;
+    std::istringstream fields(line);
+    std::string submit, type, maps, reduces;
+    std::getline(fields, submit, ',');
+    std::getline(fields, type, ',');
+    std::getline(fields, maps, ',');
+    std::getline(fields, reduces, ',');
+    JobClass c;
+    try {
+      c.submit_ms = std::stoll(submit);
+      c.type = type;
+      c.maps = std::stoi(maps);
+      c.reduces = reduces.empty() ? -1 : std::stoi(reduces);
+    } catch (const std::exception&) {
+      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
+                                     ": expected submit_ms,type,maps[,reduces]");
+    }
+    if (c.submit_ms < 0 || c.maps < 1) {
+      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
+                                     ": submit_ms must be >= 0 and maps >= 1");
+    }
+    out->push_back(c);
+  }
+  return Status::OK();
+}
+
+// One job per count of each class (scaled), in file order or shuffled.
+std::vector<JobClass> ExpandClasses(const WorkloadSpec& w, const std::vector<JobClass>& classes,
+                                    Rng& rng) {
+  std::vector<JobClass> jobs;
+  for (const JobClass& c : classes) {
+    if (!w.batch.empty() && !c.batch.empty() && c.batch != w.batch) continue;
+    for (int i = 0; i < c.count; ++i) {
+      JobClass j = c;
+      j.count = 1;
+      j.maps = std::max(1, static_cast<int>(std::lround(c.maps * w.scale)));
+      if (c.reduces > 0) j.reduces = std::max(1, static_cast<int>(std::lround(c.reduces * w.scale)));
+      jobs.push_back(j);
+    }
+  }
+  if (!w.keep_order && w.trace.empty()) {
+    for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformIndex(rng, i)]);
+  }
+  return jobs;
+}
+
+}  // namespace
+
+Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state) {
+  Rng rng(StreamSeed(sc.seed, "workload"));
+  Workload w;
+  BlockSource blocks(sc, state, &w, rng);
+  const WorkloadSpec& spec = sc.workload;
+
+  // Job types drawn for generated jobs, by weight.
+  std::vector<int> mix;
+  for (const std::string& name : spec.mix) mix.push_back(sc.JobTypeIndex(name));
+  if (mix.empty()) {
+    for (size_t i = 0; i < sc.job_types.size(); ++i) mix.push_back(static_cast<int>(i));
+  }
+  double total_weight = 0;
+  for (int t : mix) total_weight += sc.job_types[static_cast<size_t>(t)].weight;
+
+  std::vector<JobClass> explicit_jobs;
+  if (!spec.trace.empty()) {
+    std::vector<JobClass> trace;
+    MR_RETURN_IF_ERROR(ReadTrace(sc, &trace));
+    explicit_jobs = ExpandClasses(spec, trace, rng);
+  } else if (!spec.classes.empty()) {
+    explicit_jobs = ExpandClasses(spec, spec.classes, rng);
+  }
+  for (const JobClass& c : explicit_jobs) {
+    if (sc.JobTypeIndex(c.type) < 0) {
+      return Status::InvalidArgument("workload: unknown job type '" + c.type + "'");
+    }
+  }
+
+  // Expected maps per job and compute per map, for rates given as a load.
+  if (!explicit_jobs.empty()) {
+    double maps = 0, work = 0;
+    for (const JobClass& c : explicit_jobs) {
+      maps += c.maps;
+      work += c.maps * sc.job_types[static_cast<size_t>(sc.JobTypeIndex(c.type))].map.Mean();
+    }
+    w.mean_maps = maps / static_cast<double>(explicit_jobs.size());
+    w.mean_map_ms = work / maps;
+  } else {
+    w.mean_maps = spec.sizes.Mean();
+    for (int t : mix) {
+      const JobType& jt = sc.job_types[static_cast<size_t>(t)];
+      w.mean_map_ms += jt.weight / total_weight * jt.map.Mean();
+    }
+  }
+  double mean_gap_ms = spec.mean_interarrival_ms;
+  if (spec.load > 0) {
+    const double slots = static_cast<double>(state.total_map_slots());
+    mean_gap_ms = w.mean_maps * w.mean_map_ms / (spec.load * slots);
+  } else if (spec.task_rate_per_s > 0) {
+    mean_gap_ms = w.mean_maps / spec.task_rate_per_s * 1000.0;
+  }
+  if (spec.arrival != "trace" && mean_gap_ms > 0) w.job_rate_per_s = 1000.0 / mean_gap_ms;
+
+  const size_t limit = !explicit_jobs.empty() ? explicit_jobs.size()
+                       : spec.jobs > 0        ? static_cast<size_t>(spec.jobs)
+                                              : SIZE_MAX;
+  double t = 0;
+  for (size_t i = 0; i < limit; ++i) {
+    SimJob job;
+    int maps = 0, reduces = 0;
+    if (!explicit_jobs.empty()) {
+      const JobClass& c = explicit_jobs[i];
+      job.type = sc.JobTypeIndex(c.type);
+      maps = c.maps;
+      reduces = c.reduces >= 0 ? c.reduces : sc.job_types[static_cast<size_t>(job.type)].reduces;
+    } else {
+      double u = Uniform01(rng) * total_weight;
+      job.type = mix.back();
+      for (int ty : mix) {
+        u -= sc.job_types[static_cast<size_t>(ty)].weight;
+        if (u < 0) {
+          job.type = ty;
+          break;
+        }
+      }
+      maps = spec.sizes.Sample(rng);
+      reduces = sc.job_types[static_cast<size_t>(job.type)].reduces;
+    }
+    // Arrival: the first job at 0, then gaps (or the trace's own time).
+    if (!explicit_jobs.empty() && explicit_jobs[i].submit_ms >= 0) {
+      t = static_cast<double>(explicit_jobs[i].submit_ms);
+    } else if (i > 0) {
+      if (spec.arrival == "poisson") {
+        t += Exponential(rng, mean_gap_ms);
+      } else if (spec.arrival == "lognormal") {
+        Dist d{Dist::Kind::kLognormal, mean_gap_ms, spec.sd_interarrival_ms};
+        t += d.Sample(rng);
+      } else {
+        t += mean_gap_ms;  // fixed
+      }
+    }
+    job.submit_ms = static_cast<int64_t>(std::llround(t));
+    if (spec.duration_ms > 0 && job.submit_ms >= spec.duration_ms) break;
+    const JobType& type = sc.job_types[static_cast<size_t>(job.type)];
+    for (int m = 0; m < maps; ++m) {
+      job.blocks.push_back(blocks.Next(rng));
+      job.map_ms.push_back(type.map.Sample(rng));
+    }
+    for (int r = 0; r < reduces; ++r) job.reduce_ms.push_back(type.reduce.Sample(rng));
+    w.jobs.push_back(std::move(job));
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.submit_ms < b.submit_ms; });
+  return w;
+}
+
+}  // namespace mr::sim
+
+namespace mr::sim {
+
+int Scenario::JobTypeIndex(const std::string& name) const {
+  for (size_t i = 0; i < job_types.size(); ++i) {
+    if (job_types[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace mr::sim
