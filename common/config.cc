@@ -227,6 +227,19 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
   return Status::OK();
 }
 
+Status ReadJobs(const TableReader& t, JobOptions* o) {
+  MR_RETURN_IF_ERROR(t.CheckKeys({"sort_buffer_bytes", "slowstart", "max_attempts",
+                                  "parallel_fetches", "output_replication",
+                                  "fetch_failures_to_rerun"}));
+  MR_RETURN_IF_ERROR(t.Int("sort_buffer_bytes", 1 << 20, int64_t{1} << 40, &o->sort_buffer_bytes));
+  MR_RETURN_IF_ERROR(t.Fraction("slowstart", &o->slowstart));
+  MR_RETURN_IF_ERROR(t.Int("max_attempts", 1, 100, &o->max_attempts));
+  MR_RETURN_IF_ERROR(t.Int("parallel_fetches", 1, 100, &o->parallel_fetches));
+  MR_RETURN_IF_ERROR(t.Int("output_replication", 1, kIntMax, &o->output_replication));
+  MR_RETURN_IF_ERROR(t.Int("fetch_failures_to_rerun", 1, 100, &o->fetch_failures_to_rerun));
+  return Status::OK();
+}
+
 // [scheduler]; [scheduler.params] is free-form but holds scalars only.
 Status ReadScheduler(const TableReader& t, SchedulerOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params"}));
@@ -353,7 +366,7 @@ Status Validate(const ClusterConfig& c) {
 
 Status Decode(const toml::table& root, ClusterConfig* c) {
   TableReader top(&root, "");
-  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "log", "worker"}));
+  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "jobs", "log", "worker"}));
   TableReader t(nullptr, "");
   MR_RETURN_IF_ERROR(top.Sub("cluster", &t));
   MR_RETURN_IF_ERROR(ReadCluster(t, &c->cluster));
@@ -363,6 +376,8 @@ Status Decode(const toml::table& root, ClusterConfig* c) {
   MR_RETURN_IF_ERROR(ReadDfs(t, &c->dfs));
   MR_RETURN_IF_ERROR(top.Sub("scheduler", &t));
   MR_RETURN_IF_ERROR(ReadScheduler(t, &c->scheduler));
+  MR_RETURN_IF_ERROR(top.Sub("jobs", &t));
+  MR_RETURN_IF_ERROR(ReadJobs(t, &c->jobs));
   MR_RETURN_IF_ERROR(top.Sub("log", &t));
   MR_RETURN_IF_ERROR(ReadLog(t, &c->log));
   MR_RETURN_IF_ERROR(ReadWorkers(root, &c->workers));

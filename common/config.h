@@ -138,6 +138,28 @@ struct WorkerOptions {
   int64_t capacity_bytes = 0;
 };
 
+// [jobs]: how the master runs jobs and workers run tasks.
+struct JobOptions {
+  // Memory for a map task's buffered output before it spills to disk
+  // (per running map). Default: 64 MiB.
+  int64_t sort_buffer_bytes = 64 << 20;
+  // Reduces of a job may start once this fraction of its maps finished
+  // (Hadoop's mapred.reduce.slowstart.completed.maps). Default: 0.05.
+  double slowstart = 0.05;
+  // Launches of one task before the job fails (Hadoop's
+  // mapred.map.max.attempts). Default: 4.
+  int max_attempts = 4;
+  // Map outputs a reduce task fetches at once (Hadoop's
+  // mapred.reduce.parallel.copies). Default: 5.
+  int parallel_fetches = 5;
+  // Replication of job output files. Default: 1.
+  int output_replication = 1;
+  // Reports from reducers that could not fetch one map output before the
+  // map runs again (it also runs again as soon as its worker is declared
+  // dead). Default: 3.
+  int fetch_failures_to_rerun = 3;
+};
+
 // [log]
 struct LogOptions {
   // "trace", "debug", "info", "warn", "error". Default: "info".
@@ -149,6 +171,7 @@ struct ClusterConfig {
   MasterOptions master;
   DfsOptions dfs;
   SchedulerOptions scheduler;
+  JobOptions jobs;
   LogOptions log;
   std::vector<WorkerOptions> workers;
 

@@ -174,8 +174,17 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, int64_t offset, int64
     ByteSource shifted = [&](int64_t off, int64_t n, std::string* out) {
       return source(offset + off, n, out);
     };
+    int64_t wire = 0;
     auto committed = co_await WriteBlockPipeline(options_, block.block_id(), pipeline, length,
-                                                 chunk_bytes_, shifted);
+                                                 chunk_bytes_, shifted, &wire);
+    if (committed.ok() && observer_) {
+      // Hop 0 is ours; each node that committed after the first received
+      // the same frames from the node before it.
+      observer_({nullptr, &pipeline[0], wire});
+      for (size_t i = 1; i < pipeline.size() && i < committed->size(); ++i) {
+        observer_({&pipeline[i - 1], &pipeline[i], wire});
+      }
+    }
     if (committed.ok()) {
       pb::CompleteBlockRequest done;
       done.set_lease_id(lease);
@@ -195,7 +204,7 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, int64_t offset, int64
 
 awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     const RpcOptions& options, uint64_t block_id, const std::vector<pb::ReplicaLocation>& pipeline,
-    int64_t length, int64_t chunk_bytes, const ByteSource& source) {
+    int64_t length, int64_t chunk_bytes, const ByteSource& source, int64_t* wire_bytes) {
   if (pipeline.empty()) co_return Status::Unavailable("empty pipeline");
   auto address = ParseHostPort(pipeline.front().address());
   if (!address.ok()) co_return address.status();
@@ -226,6 +235,7 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
   }
   pb::WriteBlockReply reply;
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply));
+  if (wire_bytes != nullptr) *wire_bytes = conn.bytes_sent();
   if (reply.bytes() != length) {
     co_return Status::Corruption("pipeline stored " + std::to_string(reply.bytes()) + " of " +
                                  std::to_string(length) + " bytes");
@@ -301,6 +311,16 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   auto conn_or = co_await WorkerConnection(replica.address());
   if (!conn_or.ok()) co_return conn_or.status();
   Connection& conn = **conn_or;
+  // Count the bytes this read brings in, however it ends.
+  struct Meter {
+    DfsClient* client;
+    Connection& conn;
+    const pb::ReplicaLocation& replica;
+    int64_t start = conn.bytes_received();
+    ~Meter() {
+      if (client->observer_) client->observer_({&replica, nullptr, conn.bytes_received() - start});
+    }
+  } meter{this, conn, replica};
   const int64_t aligned = *offset / kChecksumChunkBytes * kChecksumChunkBytes;
   pb::ReadBlockRequest req;
   req.set_block_id(block.id());

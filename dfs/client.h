@@ -45,6 +45,16 @@ using ByteSink = std::function<Status(std::span<const char>)>;
 // Fills `out` with bytes [offset, offset + n) of the data being written.
 using ByteSource = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
 
+// Bytes one transfer moved over the network (wire bytes: frames, headers and
+// all). `from` or `to` is null for this client's own end.
+struct TransferEvent {
+  const pb::ReplicaLocation* from = nullptr;
+  const pb::ReplicaLocation* to = nullptr;
+  int64_t bytes = 0;
+};
+// Sees every transfer (tasks use it to count traffic by datacenter).
+using TrafficObserver = std::function<void(const TransferEvent&)>;
+
 class DfsClient {
  public:
   // The default `reader_node`: a named object, because GCC 12 mishandles
@@ -80,12 +90,21 @@ class DfsClient {
   awaitable<Status> ReadBlock(const pb::LocatedBlock& block, int64_t offset, int64_t length,
                               const ByteSink& sink);
 
+  // Any other request to the master (the job.* methods), on the same
+  // cached connection.
+  awaitable<Status> CallMaster(std::string_view method, const google::protobuf::MessageLite& req,
+                               google::protobuf::MessageLite* reply);
+
+  // Called for every block transfer: a read from a replica (counted at this
+  // client's socket, failed attempts included), and each hop of a write
+  // pipeline (the first counted at this client's socket; the hops workers
+  // forward carry the same frames and are reported with the same count).
+  void set_traffic_observer(TrafficObserver observer) { observer_ = std::move(observer); }
+
   // Blocks whose replicas failed verification during this client's reads.
   int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
 
  private:
-  awaitable<Status> CallMaster(std::string_view method, const google::protobuf::MessageLite& req,
-                               google::protobuf::MessageLite* reply);
   awaitable<Result<Connection*>> WorkerConnection(const std::string& address);
   awaitable<Status> ReadFromReplica(const pb::LocatedBlock& block, const pb::ReplicaLocation& replica,
                                     int64_t* offset, int64_t end, const ByteSink& sink);
@@ -98,15 +117,17 @@ class DfsClient {
   std::unique_ptr<Connection> master_conn_;
   std::map<std::string, std::unique_ptr<Connection>> worker_conns_;
   int64_t corrupt_replicas_seen_ = 0;
+  TrafficObserver observer_;
 };
 
 // Streams `length` bytes from `source` to block `block_id` on `pipeline`
 // (the first node forwards to the rest). Returns the ids of the nodes that
 // committed the block, first node first. Used by clients and by workers
-// copying a block (re-replication).
+// copying a block (re-replication). When `wire_bytes` is given, it receives
+// the bytes sent on the socket to the first node.
 awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     const RpcOptions& options, uint64_t block_id,
     const std::vector<pb::ReplicaLocation>& pipeline, int64_t length, int64_t chunk_bytes,
-    const ByteSource& source);
+    const ByteSource& source, int64_t* wire_bytes = nullptr);
 
 }  // namespace mr::dfs

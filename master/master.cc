@@ -52,7 +52,6 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   env.heartbeat_ms = config.cluster.heartbeat_interval_ms;
   auto scheduler = sched::MakeScheduler(config.scheduler.name, sched_params, env);
   if (!scheduler.ok()) return scheduler.status().WithContext("[scheduler]");
-  m->scheduler_ = std::move(scheduler).value();
   std::error_code ec;
   std::filesystem::create_directories(config.master.data_dir, ec);
   if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
@@ -73,6 +72,26 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
       st.complete = true;
     }
   });
+  Master* self = m.get();
+  DfsAccess dfs;
+  dfs.ns = m->namespace_.get();
+  dfs.replicas = [self](uint64_t block) {
+    auto it = self->blocks_.find(block);
+    return it == self->blocks_.end() ? std::vector<std::string>() : it->second.replicas;
+  };
+  dfs.remove = [self](const std::string& path, bool recursive) {
+    std::vector<uint64_t> freed;
+    MR_RETURN_IF_ERROR(self->namespace_->Delete(path, recursive, &freed));
+    self->ForgetBlocks(freed);
+    return Status::OK();
+  };
+  dfs.copy = [self](uint64_t block, const std::string& from, const std::string& to) {
+    pb::TransferCommand cmd;
+    cmd.set_block_id(block);
+    *cmd.add_targets() = self->Location(to);
+    self->workers_.at(from)->pending_transfers.push_back(std::move(cmd));
+  };
+  MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(), std::move(dfs)));
   for (const auto& w : config.workers) {
     auto state = std::make_unique<WorkerState>();
     state->info.set_id(w.id);
@@ -95,9 +114,10 @@ Status Master::Start() {
   server_->Start();
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
+  if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
   spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}')",
                config_.cluster.name, config_.master.address.host, server_->port(),
-               namespace_->file_count(), blocks_.size(), placement_->name(), scheduler_->name());
+               namespace_->file_count(), blocks_.size(), placement_->name(), jobs_->scheduler().name());
   return Status::OK();
 }
 
@@ -124,6 +144,19 @@ void Master::RegisterHandlers() {
   Unary<pb::CompleteFileRequest, pb::Empty>(s, "dfs.CompleteFile", [this](auto& q, auto*) { return CompleteFile(q); });
   Unary<pb::AbandonFileRequest, pb::Empty>(s, "dfs.AbandonFile", [this](auto& q, auto*) { return AbandonFile(q); });
   Unary<pb::BadReplicaRequest, pb::Empty>(s, "dfs.BadReplica", [this](auto& q, auto*) { return BadReplica(q); });
+  RegisterJobHandlers();
+}
+
+void Master::RegisterJobHandlers() {
+  RpcServer& s = *server_;
+  JobTracker& j = *jobs_;
+  Unary<pb::JobSpec, pb::SubmitJobReply>(s, "job.Submit", [&j](auto& q, auto* r) { return j.Submit(q, r); });
+  Unary<pb::JobIdRequest, pb::JobRecord>(s, "job.Show", [&j](auto& q, auto* r) { return j.Show(q.job_id(), r); });
+  Unary<pb::Empty, pb::JobListReply>(s, "job.List", [&j](auto&, auto* r) { return j.List(r); });
+  Unary<pb::JobIdRequest, pb::Empty>(s, "job.Kill", [&j](auto& q, auto*) { return j.Kill(q.job_id()); });
+  Unary<pb::Empty, pb::HistoryReply>(s, "job.History", [&j](auto&, auto* r) { return j.History(r); });
+  Unary<pb::MapOutputsRequest, pb::MapOutputsReply>(s, "job.MapOutputs", [&j](auto& q, auto* r) { return j.MapOutputs(q, r); });
+  Unary<pb::FetchFailedRequest, pb::Empty>(s, "job.FetchFailed", [&j](auto& q, auto*) { return j.FetchFailed(q); });
 }
 
 // ---------------------------------------------------------------- membership
@@ -155,6 +188,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
     AddReplica(b.id(), w.info.id());
   }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
+  jobs_->WorkerUp(w.info.id());
   spdlog::info("worker {} registered from {} in {}: {} blocks ({} orphans to delete)", w.info.id(),
                w.info.address(), w.info.datacenter(), known, reply->delete_blocks_size());
   return Status::OK();
@@ -181,6 +215,7 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   for (auto& t : w.pending_transfers) *reply->add_transfers() = std::move(t);
   w.pending_deletes.clear();
   w.pending_transfers.clear();
+  jobs_->Heartbeat(req, reply);
   return Status::OK();
 }
 
@@ -195,6 +230,7 @@ void Master::MarkDead(WorkerState& w) {
   w.pending_deletes.clear();
   w.pending_transfers.clear();
   w.live = false;
+  jobs_->WorkerLost(w.info.id());
 }
 
 awaitable<void> Master::Tick() {
@@ -206,6 +242,18 @@ awaitable<void> Master::Tick() {
     CheckLiveness();
     ExpireLeases();
     ScheduleReplication();
+  }
+}
+
+// The policy's own clock (scheduler.h: tick_ms), for the Joint Scheduler's
+// block routing.
+awaitable<void> Master::PolicyTick() {
+  asio::steady_timer timer(io_);
+  while (!stopped_) {
+    timer.expires_after(std::chrono::milliseconds(jobs_->scheduler().tick_ms()));
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (stopped_) break;
+    jobs_->Tick();
   }
 }
 
@@ -232,7 +280,11 @@ void Master::ScheduleReplication() {
   if (now - started_ < grace) return;
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
   for (auto& [id, b] : blocks_) {
-    if (b.complete && static_cast<int>(b.replicas.size()) > b.replication) TrimReplicas(id, b);
+    // Surplus copies of blocks a running job reads stay until it ends (the
+    // Joint Scheduler prefetches them on purpose).
+    if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
+      TrimReplicas(id, b);
+    }
     if (!b.complete || b.replicas.empty() || static_cast<int>(b.replicas.size()) >= b.replication ||
         now < b.replication_retry) {
       continue;
@@ -317,7 +369,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
 
 void Master::AddReplica(uint64_t block, const std::string& node) {
   auto& r = blocks_.at(block).replicas;
-  if (std::find(r.begin(), r.end(), node) == r.end()) r.push_back(node);
+  if (std::find(r.begin(), r.end(), node) == r.end()) {
+    r.push_back(node);
+    jobs_->ReplicaAdded(block, node);
+  }
   workers_.at(node)->blocks.insert(block);
 }
 

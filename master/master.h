@@ -1,5 +1,5 @@
-// Master: the NameNode half of mr-master (the JobTracker half arrives with
-// the jobs). Start here for the master.
+// Master: mr-master's NameNode half, and the host of its JobTracker half
+// (job_tracker.h). Start here for the master.
 //
 // It keeps
 //   - membership: the workers of the cluster file that registered, and their
@@ -28,7 +28,7 @@
 #include "dfs/placement.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
-#include "scheduler/scheduler.h"
+#include "master/job_tracker.h"
 
 namespace mr::master {
 
@@ -55,6 +55,7 @@ class Master {
   Master(const ClusterConfig& config, asio::io_context& io);
   void RegisterHandlers();
   awaitable<void> Tick();
+  awaitable<void> PolicyTick();
   void CheckLiveness();
   void ExpireLeases();
   void ScheduleReplication();
@@ -75,6 +76,7 @@ class Master {
   Status CompleteFile(const pb::CompleteFileRequest& req);
   Status AbandonFile(const pb::AbandonFileRequest& req);
   Status BadReplica(const pb::BadReplicaRequest& req);
+  void RegisterJobHandlers();
 
   // State helpers.
   void AddReplica(uint64_t block, const std::string& node);
@@ -93,9 +95,8 @@ class Master {
   std::unique_ptr<RpcServer> server_;
   std::unique_ptr<dfs::Namespace> namespace_;
   std::unique_ptr<dfs::PlacementPolicy> placement_;
-  // The task scheduler named in [scheduler]; made (and so validated) at
-  // start-up. Job scheduling through it arrives with the JobTracker.
-  std::unique_ptr<sched::Scheduler> scheduler_;
+  // The job half: hosts the scheduler named in [scheduler].
+  std::unique_ptr<JobTracker> jobs_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
   std::unordered_map<uint64_t, BlockState> blocks_;

@@ -20,65 +20,16 @@
 #include "scheduler/scheduler.h"
 #include "tools/cli_support.h"
 #include "tools/datagen.h"
+#include "tools/mrctl_common.h"
 
 namespace {
 
 using mr::Status;
+using mr::tools::Fail;
+using mr::tools::Target;
+using mr::tools::WithClient;
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-int Fail(const Status& s, int code = 1) {
-  std::fprintf(stderr, "mrctl: %s\n", s.message().empty() ? s.ToString().c_str() : s.message().c_str());
-  return code;
-}
-
-// The cluster this invocation talks to.
-struct Target {
-  std::string config_flag;
-  std::string master_flag;
-  mr::HostPort master;
-  mr::RpcOptions rpc;
-  int64_t chunk_bytes = mr::DfsOptions{}.transfer_chunk_bytes;
-
-  // --config, or the discovered cluster file, gives address and secret;
-  // --master alone (no --config) means a remote cluster: the secret comes
-  // from $MR_SECRET and no local cluster file is consulted.
-  Status Resolve() {
-    const bool remote = !master_flag.empty() && config_flag.empty();
-    auto path = remote ? mr::Result<std::string>(Status::NotFound("no cluster file"))
-                       : mr::tools::FindClusterFile(config_flag);
-    if (path.ok()) {
-      auto config = mr::LoadClusterConfig(*path);
-      if (!config.ok()) return config.status();
-      master = config->master.address;
-      rpc = mr::RpcOptions::FromConfig(*config, "mrctl");
-      chunk_bytes = config->dfs.transfer_chunk_bytes;
-    } else if (master_flag.empty()) {
-      return path.status();
-    } else {
-      if (const char* secret = std::getenv("MR_SECRET")) rpc.secret = secret;
-      rpc.peer_name = "mrctl";
-    }
-    if (!master_flag.empty()) {
-      auto hp = mr::ParseHostPort(master_flag);
-      if (!hp.ok()) return hp.status();
-      master = *hp;
-    }
-    return Status::OK();
-  }
-};
-
-// Runs `body` with a connected client; maps failures to exit codes.
-int WithClient(Target& target, std::function<mr::awaitable<Status>(mr::dfs::DfsClient&)> body) {
-  if (Status s = target.Resolve(); !s.ok()) return Fail(s, 2);
-  // The client (and its sockets) lives inside the coroutine, so it is gone
-  // before RunSync's io_context is destroyed.
-  Status s = mr::RunSync([&]() -> mr::awaitable<Status> {
-    mr::dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
-    co_return co_await body(client);
-  });
-  return s.ok() ? 0 : Fail(s);
-}
 
 json InodeJson(const std::string& path, const mr::pb::INode& inode) {
   json j = {{"path", path},
@@ -401,6 +352,8 @@ int main(int argc, char** argv) {
   app.add_option("--master", o.target.master_flag, "master HOST:PORT of a remote cluster (without --config: secret from $MR_SECRET)");
   std::function<int()> action;
   AddDfsCommands(app, o, &action);
+  mr::tools::JobCommandOptions job_options;
+  mr::tools::AddJobCommands(app, o.target, job_options, &action);
 
   auto* cluster = app.add_subcommand("cluster", "the cluster")->require_subcommand(1);
   auto* status = cluster->add_subcommand("status", "workers, datacenters, slots, liveness, blocks, disk");

@@ -21,7 +21,8 @@ awaitable<Status> FailStream(Connection& conn, const Status& why) {
 
 Worker::Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_context& io)
     : config_(config), self_(self), io_(io),
-      rpc_options_(RpcOptions::FromConfig(config, "worker " + self.id)) {}
+      rpc_options_(RpcOptions::FromConfig(config, "worker " + self.id)),
+      strand_(asio::make_strand(io)) {}
 
 Worker::~Worker() = default;
 
@@ -34,6 +35,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, cons
   options.fsync = config.dfs.fsync;
   options.capacity_bytes = self->capacity_bytes;
   MR_ASSIGN_OR_RETURN(w->store_, dfs::BlockStore::Open(self->data_dir + "/blocks", options));
+  Worker* raw = w.get();
+  w->tasks_ = std::make_unique<TaskTracker>(config, *self, *w->store_, [raw] { raw->Wake(); });
   return w;
 }
 
@@ -41,9 +44,10 @@ Status Worker::Start() {
   server_ = std::make_unique<RpcServer>(io_.get_executor(), rpc_options_, "worker " + self_.id);
   server_->Handle("dn.ReadBlock", [this](ServerCall& c) { return ServeReadBlock(c); });
   server_->Handle("dn.WriteBlock", [this](ServerCall& c) { return ServeWriteBlock(c); });
+  tasks_->RegisterHandlers(*server_);
   MR_RETURN_IF_ERROR(server_->Listen(self_.address));
   server_->Start();
-  asio::co_spawn(io_, MasterLoop(), asio::detached);
+  asio::co_spawn(strand_, MasterLoop(), asio::detached);
   spdlog::info("worker {} in {} listening on {}:{} with {} blocks ({} bytes)", self_.id,
                self_.datacenter, self_.address.host, server_->port(), store_->List().size(),
                store_->used_bytes());
@@ -53,8 +57,16 @@ Status Worker::Start() {
 void Worker::Stop() {
   stopped_ = true;
   if (server_) server_->Stop();
-  asio::post(io_, [this] {
+  asio::post(strand_, [this] {
     if (master_conn_) master_conn_->Close();
+    if (beat_timer_) beat_timer_->cancel();
+  });
+}
+
+void Worker::Wake() {
+  wake_ = true;
+  asio::post(strand_, [this] {
+    if (beat_timer_) beat_timer_->cancel();
   });
 }
 
@@ -65,7 +77,7 @@ uint16_t Worker::port() const { return server_ ? server_->port() : 0; }
 // Connects, registers, heartbeats; on any failure waits one interval and
 // starts over (a restarted master is found again this way).
 awaitable<void> Worker::MasterLoop() {
-  asio::steady_timer timer(io_);
+  asio::steady_timer timer(strand_);
   bool warned = false;
   while (!stopped_) {
     auto conn = co_await Connect(config_.master.address, rpc_options_);
@@ -110,20 +122,31 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
   }
   reg.set_used_bytes(store_->used_bytes());
   pb::RegisterReply registered;
+  // The master forgets a registering worker's tasks: so do we.
+  tasks_->Reset();
   MR_CO_RETURN_IF_ERROR(co_await master.Call("cluster.Register", reg, &registered));
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks; {} orphans deleted)",
                config_.master.address.ToString(), reg.blocks_size(),
                registered.delete_blocks_size());
 
-  asio::steady_timer timer(io_);
+  asio::steady_timer timer(strand_);
+  beat_timer_ = &timer;
+  struct Unset {
+    asio::steady_timer*& timer;
+    ~Unset() { timer = nullptr; }
+  } unset{beat_timer_};
   while (!stopped_) {
-    timer.expires_after(std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms));
-    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    // Sleep one interval, unless a task ended meanwhile (Wake).
+    if (!wake_.exchange(false)) {
+      timer.expires_after(std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms));
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      wake_ = false;
+    }
+    if (stopped_) break;
     pb::HeartbeatRequest beat;
     beat.set_worker_id(self_.id);
-    beat.set_free_map_slots(self_.map_slots);
-    beat.set_free_reduce_slots(self_.reduce_slots);
+    tasks_->Fill(&beat);
     {
       std::lock_guard lock(mu_);
       for (auto& b : received_) *beat.add_received() = std::move(b);
@@ -139,9 +162,11 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
       std::lock_guard lock(mu_);
       for (const auto& b : beat.received()) received_.push_back(b);
       removed_.insert(removed_.end(), beat.removed().begin(), beat.removed().end());
+      tasks_->Unsent(beat);
       co_return s;
     }
     if (reply.reregister()) co_return Status::Unavailable("master asked to register again");
+    tasks_->Apply(reply);
     for (uint64_t id : reply.delete_blocks()) {
       MR_CO_RETURN_IF_ERROR(store_->Remove(id));
       spdlog::debug("deleted block {} as the master asked", id);

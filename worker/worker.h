@@ -1,12 +1,13 @@
-// Worker: the DataNode half of mr-worker (the TaskTracker half arrives with
-// the jobs). Start here for the worker.
+// Worker: the DataNode half of mr-worker, and the host of its TaskTracker
+// half (task_tracker.h). Start here for the worker.
 //
 // It stores blocks (dfs/block_store.h), serves "dn.ReadBlock" (verified
 // chunks streamed to a reader) and "dn.WriteBlock" (store and forward down a
 // replication pipeline), and keeps one connection to the master: it
 // registers with a full block report, then heartbeats every interval with
 // the blocks it gained or lost since the last beat, and carries out what the
-// reply asks (delete blocks, copy a block to other workers, register again).
+// reply asks (delete blocks, copy a block to other workers, register again,
+// start or stop tasks). A task that ends wakes the heartbeat at once.
 //
 // Threading: the io_context may be run by several threads; a connection's
 // coroutine runs one step at a time, and the shared report queues are
@@ -23,6 +24,7 @@
 #include "dfs/block_store.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
+#include "worker/task_tracker.h"
 
 namespace mr::worker {
 
@@ -51,6 +53,8 @@ class Worker {
   // A replica found corrupt: removed here and reported in the next beat.
   void DropCorrupt(uint64_t id, const Status& why);
   void NoteReceived(uint64_t id, int64_t bytes);
+  // Asks for a heartbeat now (any thread).
+  void Wake();
 
   ClusterConfig config_;
   WorkerOptions self_;
@@ -60,6 +64,11 @@ class Worker {
   std::unique_ptr<RpcServer> server_;
   std::atomic<bool> stopped_{false};
   std::shared_ptr<Connection> master_conn_;
+  // The master link runs on this strand, so Wake() can cancel its timer.
+  asio::strand<asio::io_context::executor_type> strand_;
+  asio::steady_timer* beat_timer_ = nullptr;  // on the strand
+  std::atomic<bool> wake_{false};
+  std::unique_ptr<TaskTracker> tasks_;
 
   std::mutex mu_;                      // guards the two report queues
   std::vector<pb::BlockRef> received_;

@@ -1,0 +1,40 @@
+#include "master/job_figures.h"
+
+namespace mr::master {
+namespace {
+
+double Ratio(int64_t num, int64_t den) {
+  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
+}
+
+}  // namespace
+
+JobFigures Figures(const pb::JobRecord& r) {
+  JobFigures f;
+  const int64_t maps = r.maps_total();
+  f.vps_locality_rate = Ratio(r.maps_node_local(), maps);
+  f.cen_locality_rate = Ratio(r.maps_rack_local() + r.maps_dc_local(), maps);
+  f.off_cen_rate = maps > 0 ? 1.0 - f.vps_locality_rate - f.cen_locality_rate : 0.0;
+  const auto& sh = r.shuffle();
+  f.reduce_data_locality_rate =
+      Ratio(sh.local() + sh.same_dc(), sh.local() + sh.same_dc() + sh.other_dc());
+  // The job's FP is the average of its maps' FPs (JoSS §4: the FP of a map
+  // task is its output size over its input size).
+  int64_t measured = 0;
+  for (const auto& m : r.maps()) {
+    if (m.input_bytes() <= 0) continue;
+    ++measured;
+    f.fp_raw += Ratio(m.raw_output_bytes(), m.input_bytes());
+    f.fp_wire += Ratio(m.output_bytes(), m.input_bytes());
+  }
+  if (measured > 0) {
+    f.fp_raw /= static_cast<double>(measured);
+    f.fp_wire /= static_cast<double>(measured);
+  }
+  f.inter_dc_bytes = r.map_input().other_dc() + sh.other_dc() + r.output().other_dc() +
+                     r.prefetch_inter_dc_bytes();
+  f.jtt_ms = r.end_ms() > 0 ? r.end_ms() - r.submit_ms() : 0;
+  return f;
+}
+
+}  // namespace mr::master

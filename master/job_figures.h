@@ -1,0 +1,26 @@
+// The figures the papers report for a job, derived from its record's
+// counters (JoSS §6: Eqs. 9–11, reduce-data locality, INT, FP). Shared by the
+// master (logs, the FP table) and mrctl (job show); pure computation.
+#pragma once
+
+#include <cstdint>
+
+#include "proto/job.pb.h"
+
+namespace mr::master {
+
+// The derived per-job figures (JoSS Eqs. 9–11 and §6's metrics), from a
+// record's counters. Rates are 0 when there is nothing to divide by.
+struct JobFigures {
+  double vps_locality_rate = 0;        // node-local maps / maps
+  double cen_locality_rate = 0;        // same datacenter, other node / maps
+  double off_cen_rate = 0;             // 1 - the two above (Eq. 11)
+  double reduce_data_locality_rate = 0;  // shuffle bytes from own datacenter / all
+  double fp_raw = 0;                   // mean over maps of raw output / input bytes
+  double fp_wire = 0;                  // mean over maps of shuffle bytes sent / input bytes
+  int64_t inter_dc_bytes = 0;          // map input + shuffle + output + prefetch across datacenters
+  int64_t jtt_ms = 0;                  // end - submit (0 while running)
+};
+JobFigures Figures(const pb::JobRecord& record);
+
+}  // namespace mr::master

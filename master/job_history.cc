@@ -1,0 +1,123 @@
+#include "master/job_history.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include <rocksdb/db.h>
+
+namespace mr::master {
+namespace {
+
+constexpr char kJobPrefix[] = "job/";
+constexpr char kFpPrefix[] = "fp/";
+constexpr char kNextIdKey[] = "next_job_id";
+
+std::string JobKey(int64_t id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s%016" PRIx64, kJobPrefix, static_cast<uint64_t>(id));
+  return buf;
+}
+
+std::string FpKey(const std::string& code_hash, const std::string& input_type) {
+  return kFpPrefix + code_hash + "/" + input_type;
+}
+
+// Calls fn(value) for every key starting with `prefix`, in key order.
+template <typename Fn>
+void Scan(rocksdb::DB& db, const std::string& prefix, Fn fn) {
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    fn(it->value().ToString());
+  }
+}
+
+}  // namespace
+
+JobHistory::~JobHistory() = default;
+
+Result<std::unique_ptr<JobHistory>> JobHistory::Open(const std::string& dir) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
+  if (!s.ok()) return Status::IOError("cannot open job history in '" + dir + "': " + s.ToString());
+  std::unique_ptr<JobHistory> h(new JobHistory());
+  h->db_.reset(raw);
+  std::string next;
+  if (h->db_->Get(rocksdb::ReadOptions(), kNextIdKey, &next).ok()) {
+    h->next_id_ = std::stoll(next);
+  }
+  return h;
+}
+
+Status JobHistory::Write(const std::string& key, const std::string& value) {
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  rocksdb::Status s = db_->Put(sync, key, value);
+  if (!s.ok()) return Status::IOError("job history: " + s.ToString());
+  return Status::OK();
+}
+
+Result<int64_t> JobHistory::NextJobId() {
+  const int64_t id = next_id_;
+  MR_RETURN_IF_ERROR(Write(kNextIdKey, std::to_string(id + 1)));
+  next_id_ = id + 1;
+  return id;
+}
+
+Status JobHistory::Put(const pb::JobRecord& record) {
+  return Write(JobKey(record.id()), record.SerializeAsString());
+}
+
+Result<pb::JobRecord> JobHistory::Get(int64_t id) const {
+  std::string value;
+  if (!db_->Get(rocksdb::ReadOptions(), JobKey(id), &value).ok()) {
+    return Status::NotFound("no job " + std::to_string(id));
+  }
+  pb::JobRecord record;
+  if (!record.ParseFromString(value)) return Status::Corruption("job history: bad record " + std::to_string(id));
+  return record;
+}
+
+std::vector<pb::JobRecord> JobHistory::List() const {
+  std::vector<pb::JobRecord> out;
+  Scan(*db_, kJobPrefix, [&](const std::string& value) {
+    if (out.emplace_back().ParseFromString(value)) return;
+    out.pop_back();  // unreadable: skipped (Get reports it)
+  });
+  return out;
+}
+
+std::optional<pb::FpRow> JobHistory::Fp(const std::string& code_hash,
+                                         const std::string& input_type) const {
+  std::string value;
+  pb::FpRow row;
+  if (!db_->Get(rocksdb::ReadOptions(), FpKey(code_hash, input_type), &value).ok() ||
+      !row.ParseFromString(value)) {
+    return std::nullopt;
+  }
+  return row;
+}
+
+Status JobHistory::AddFp(const std::string& job, const std::string& code_hash,
+                         const std::string& input_type, double fp_raw, double fp_wire) {
+  pb::FpRow row = Fp(code_hash, input_type).value_or(pb::FpRow());
+  row.set_job(job);
+  row.set_code_hash(code_hash);
+  row.set_input_type(input_type);
+  const double n = static_cast<double>(row.jobs() + 1);
+  row.set_fp_raw(row.fp_raw() + (fp_raw - row.fp_raw()) / n);
+  row.set_fp_wire(row.fp_wire() + (fp_wire - row.fp_wire()) / n);
+  row.set_jobs(row.jobs() + 1);
+  return Write(FpKey(code_hash, input_type), row.SerializeAsString());
+}
+
+std::vector<pb::FpRow> JobHistory::FpTable() const {
+  std::vector<pb::FpRow> out;
+  Scan(*db_, kFpPrefix, [&](const std::string& value) {
+    if (!out.emplace_back().ParseFromString(value)) out.pop_back();
+  });
+  return out;
+}
+
+}  // namespace mr::master

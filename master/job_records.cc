@@ -1,0 +1,359 @@
+// JobTracker: submitting, ending and describing jobs — everything that
+// reads or writes a job's record (what `mrctl job show` prints and history
+// keeps).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <spdlog/spdlog.h>
+
+#include "jobs/job.h"
+#include "master/job_tracker.h"
+#include "master/job_tracker_internal.h"
+
+namespace mr::master {
+namespace {
+
+const char* LocalityKey(sched::Locality l) {
+  switch (l) {
+    case sched::Locality::kNode:
+      return "node";
+    case sched::Locality::kRack:
+      return "rack";
+    case sched::Locality::kDatacenter:
+      return "datacenter";
+    case sched::Locality::kOffDatacenter:
+      return "off_datacenter";
+  }
+  return "unknown";
+}
+
+// Recomputes a record's job-level counters from its task records (a map
+// that ran twice, because its output was lost, counts once: its last run).
+void Summarize(pb::JobRecord* r) {
+  r->set_maps_node_local(0);
+  r->set_maps_rack_local(0);
+  r->set_maps_dc_local(0);
+  r->set_maps_off_dc(0);
+  r->clear_map_input();
+  r->clear_shuffle();
+  r->clear_output();
+  r->set_raw_output_bytes(0);
+  r->set_map_output_bytes(0);
+  r->set_output_bytes(0);
+  r->clear_tasks_per_worker();
+  auto& per_worker = *r->mutable_tasks_per_worker();
+  for (const pb::MapTaskRecord& m : r->maps()) {
+    const std::string& l = m.locality();
+    if (l == "node") r->set_maps_node_local(r->maps_node_local() + 1);
+    if (l == "rack") r->set_maps_rack_local(r->maps_rack_local() + 1);
+    if (l == "datacenter") r->set_maps_dc_local(r->maps_dc_local() + 1);
+    if (l == "off_datacenter") r->set_maps_off_dc(r->maps_off_dc() + 1);
+    AddTraffic(r->mutable_map_input(), m.input());
+    r->set_raw_output_bytes(r->raw_output_bytes() + m.raw_output_bytes());
+    r->set_map_output_bytes(r->map_output_bytes() + m.output_bytes());
+    ++per_worker[m.node()];
+  }
+  for (const pb::ReduceTaskRecord& t : r->reduces()) {
+    AddTraffic(r->mutable_shuffle(), t.shuffle());
+    AddTraffic(r->mutable_output(), t.output());
+    r->set_output_bytes(r->output_bytes() + t.output_bytes());
+    ++per_worker[t.node()];
+  }
+  if (r->spec().reducers() == 0) {  // map-only: the maps' output is the job's
+    for (const pb::MapTaskRecord& m : r->maps()) r->set_output_bytes(r->output_bytes() + m.output_bytes());
+  }
+}
+
+// Replaces the record of task `index` or appends one.
+template <typename Records>
+auto* TaskRecordAt(Records* records, int32_t index) {
+  for (auto& t : *records) {
+    if (t.index() == index) {
+      t.Clear();
+      return &t;
+    }
+  }
+  return records->Add();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- submit
+
+Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply) {
+  const jobs::JobInfo* info = jobs::FindJob(request.job());
+  if (info == nullptr) {
+    std::string names;
+    for (const jobs::JobInfo* j : jobs::RegisteredJobs()) names += (names.empty() ? "" : ", ") + j->name;
+    return Status::InvalidArgument("unknown job '" + request.job() + "' (jobs: " + names + ")");
+  }
+  jobs::Params params(request.params().begin(), request.params().end());
+  MR_ASSIGN_OR_RETURN(params, jobs::ResolveParams(*info, params));
+  MR_RETURN_IF_ERROR(jobs::MakeJob(info->name, params).status());
+  if (request.reducers() < 0 || request.reducers() > 100000) {
+    return Status::InvalidArgument("reducers must be in 0..100000");
+  }
+  if (request.inputs().empty()) return Status::InvalidArgument("no input");
+  MR_ASSIGN_OR_RETURN(std::string output, dfs::NormalizePath(request.output()));
+  if (output == "/" || output.starts_with("/.mr")) {
+    return Status::InvalidArgument("cannot write output to '" + output + "'");
+  }
+  if (dfs_.ns->Lookup(output).ok()) return Status::AlreadyExists("output '" + output + "' already exists");
+  for (const auto& [id, job] : active_) {
+    if (job->record.spec().output() == output) {
+      return Status::AlreadyExists("job " + std::to_string(id) + " is writing '" + output + "'");
+    }
+  }
+
+  // Input files: a directory stands for the files in it (not its
+  // subdirectories), skipping names starting with '_' or '.' as Hadoop does.
+  std::vector<std::pair<std::string, pb::INode>> files;
+  for (const std::string& raw : request.inputs()) {
+    MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(raw));
+    auto inode = dfs_.ns->Lookup(path);
+    if (!inode.ok()) return Status::NotFound("input '" + path + "' does not exist");
+    if (inode->kind() == pb::INode::FILE) {
+      files.emplace_back(path, *inode);
+      continue;
+    }
+    MR_ASSIGN_OR_RETURN(auto entries, dfs_.ns->List(path));
+    for (auto& [name, child] : entries) {
+      if (child.kind() != pb::INode::FILE || name.starts_with("_") || name.starts_with(".")) continue;
+      files.emplace_back((path == "/" ? "" : path) + "/" + name, std::move(child));
+    }
+  }
+
+  MR_ASSIGN_OR_RETURN(const int64_t id, history_->NextJobId());
+  auto job = std::make_unique<ActiveJob>();
+  sched::Job sj;
+  sj.name = info->name;
+  sj.code_hash = info->code_hash;
+  sj.pool = request.pool().empty() ? "default" : request.pool();
+  sj.user = request.user();
+  sj.priority = request.priority();
+  sj.submit_ms = Now();
+  sj.slowstart = config_.jobs.slowstart;
+  std::map<std::string, int64_t> bytes_by_type;
+  for (const auto& [path, file] : files) {
+    int64_t offset = 0;
+    bytes_by_type[file.input_type()] += file.length();
+    for (const pb::BlockRef& b : file.blocks()) {
+      sched::MapTask m;
+      m.index = static_cast<int32_t>(sj.maps.size());
+      m.block = b.id();
+      m.bytes = b.bytes();
+      for (const std::string& w : dfs_.replicas(b.id())) {
+        if (sched::NodeId n = NodeOf(w); n != sched::kNoNode) m.replicas.push_back(n);
+      }
+      sj.maps.push_back(std::move(m));
+      job->maps.push_back({{path, file.length(), offset}});
+      offset += b.bytes();
+      sj.input_bytes += b.bytes();
+    }
+  }
+  // The job's input type: the type most of its bytes have.
+  sj.input_type = "text";
+  int64_t most = -1;
+  for (const auto& [type, bytes] : bytes_by_type) {
+    if (bytes > most) sj.input_type = type, most = bytes;
+  }
+  const auto fp = history_->Fp(sj.code_hash, sj.input_type);
+  sj.known_fp = fp ? fp->fp_raw() : std::numeric_limits<double>::quiet_NaN();
+  for (int32_t i = 0; i < request.reducers(); ++i) {
+    sj.reduces.emplace_back();
+    sj.reduces.back().index = i;
+  }
+  job->reduces.resize(static_cast<size_t>(request.reducers()));
+  MR_RETURN_IF_ERROR(dfs_.ns->Mkdir(TempDir(id), /*parents=*/true, WallMs()));
+
+  pb::JobRecord& r = job->record;
+  r.set_id(id);
+  *r.mutable_spec() = request;
+  r.mutable_spec()->set_output(output);
+  r.mutable_spec()->set_pool(sj.pool);
+  r.mutable_spec()->mutable_params()->clear();
+  for (const auto& [k, v] : params) (*r.mutable_spec()->mutable_params())[k] = v;
+  r.set_state("running");
+  r.set_scheduler(scheduler_->name());
+  r.set_code_hash(sj.code_hash);
+  r.set_input_type(sj.input_type);
+  r.set_input_bytes(sj.input_bytes);
+  r.set_submit_ms(WallMs());
+  r.set_maps_total(static_cast<int32_t>(sj.maps.size()));
+  r.set_reduces_total(request.reducers());
+  r.set_known_fp(sj.has_fp() ? sj.known_fp : -1);
+  MR_RETURN_IF_ERROR(history_->Put(r));
+
+  for (const sched::MapTask& m : sj.maps) ++active_blocks_[m.block];
+  job->sid = state_.AddJob(std::move(sj));
+  if (job_ids_.size() <= static_cast<size_t>(job->sid)) job_ids_.resize(static_cast<size_t>(job->sid) + 1);
+  job_ids_[static_cast<size_t>(job->sid)] = id;
+  const sched::JobId sid = job->sid;
+  spdlog::info("job {} submitted: {} over {} file(s), {} maps, {} reduces, input type {}, known FP {}",
+               id, info->name, files.size(), r.maps_total(), r.reduces_total(), r.input_type(),
+               r.known_fp());
+  active_[id] = std::move(job);
+  scheduler_->OnJobAdded(state_, sid, Now());
+  reply->set_job_id(id);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- the end
+
+void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std::string& error) {
+  const int64_t id = job.record.id();
+  const sched::JobId sid = job.sid;
+  // Tell workers to stop what still runs, and everyone to drop map outputs.
+  for (const auto& w : config_.workers) {
+    for (const auto& [is_map, index] : RunningOn(state_, sid, NodeOf(w.id))) {
+      pb::TaskRef ref;
+      ref.set_job_id(id);
+      ref.set_is_map(is_map);
+      ref.set_index(index);
+      ref.set_attempt(CurrentAttempt(state_, sid, is_map, index));
+      kills_[w.id].push_back(ref);
+    }
+    finished_[w.id].push_back(id);
+  }
+  pb::JobRecord record = Snapshot(job);
+  record.set_state(end_state);
+  record.set_error(error);
+  record.set_maps_running(0);
+  record.set_reduces_running(0);
+  record.set_end_ms(WallMs());
+  // The temporary directory holds nothing a user wants once the job ended
+  // (on success its output was renamed away).
+  dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
+  const JobFigures f = Figures(record);
+  if (end_state == "succeeded" && record.input_bytes() > 0) {
+    if (Status s = history_->AddFp(record.spec().job(), record.code_hash(), record.input_type(),
+                                   f.fp_raw, f.fp_wire);
+        !s.ok()) {
+      spdlog::error("job {}: cannot update the FP table: {}", id, s.ToString());
+    }
+  }
+  if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
+  for (const sched::MapTask& m : state_.job(sid).maps) {
+    auto it = active_blocks_.find(m.block);
+    if (it != active_blocks_.end() && --it->second == 0) active_blocks_.erase(it);
+  }
+  state_.FinishJob(sid);
+  active_.erase(id);  // `job` is gone from here on
+  scheduler_->OnJobFinished(state_, sid, Now());
+  spdlog::info("job {} {} in {} ms{}{}: {} maps ({} node-local, {} off-datacenter), INT {} bytes, FP {:.3f}",
+               id, end_state, f.jtt_ms, error.empty() ? "" : ": ", error, record.maps_total(),
+               record.maps_node_local(), record.maps_off_dc(), f.inter_dc_bytes, f.fp_raw);
+}
+
+Status JobTracker::Kill(int64_t id) {
+  if (ActiveJob* job = Find(id)) {
+    EndJob(*job, "killed", "killed by request");
+    return Status::OK();
+  }
+  MR_ASSIGN_OR_RETURN(pb::JobRecord r, history_->Get(id));
+  return Status::FailedPrecondition("job " + std::to_string(id) + " already " + r.state());
+}
+
+// ---------------------------------------------------------------- records
+
+void JobTracker::RecordMap(ActiveJob& job, const pb::TaskReport& r) {
+  const sched::MapTask& m = state_.job(job.sid).maps[static_cast<size_t>(r.index())];
+  pb::MapTaskRecord* t = TaskRecordAt(job.record.mutable_maps(), r.index());
+  t->set_index(r.index());
+  t->set_node(node_names_[static_cast<size_t>(m.node)]);
+  t->set_locality(LocalityKey(job.maps[static_cast<size_t>(r.index())].locality));
+  t->set_input_bytes(r.bytes_read());
+  *t->mutable_input() = r.input();
+  t->set_raw_output_bytes(r.raw_output_bytes());
+  int64_t out = 0;
+  for (int64_t b : r.partition_bytes()) out += b;
+  t->set_output_bytes(job.record.spec().reducers() == 0 ? r.output_bytes() : out);
+  t->set_run_ms(r.run_ms());
+  t->set_attempts(m.attempts);
+}
+
+void JobTracker::RecordReduce(ActiveJob& job, const pb::TaskReport& r) {
+  const sched::ReduceTask& rt = state_.job(job.sid).reduces[static_cast<size_t>(r.index())];
+  pb::ReduceTaskRecord* t = TaskRecordAt(job.record.mutable_reduces(), r.index());
+  t->set_index(r.index());
+  t->set_node(node_names_[static_cast<size_t>(rt.node)]);
+  *t->mutable_shuffle() = r.shuffle();
+  *t->mutable_output() = r.output();
+  t->set_output_bytes(r.output_bytes());
+  t->set_run_ms(r.run_ms());
+  t->set_attempts(rt.attempts);
+}
+
+pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {
+  pb::JobRecord r = job.record;
+  const sched::Job& sj = state_.job(job.sid);
+  r.set_maps_done(sj.finished_maps);
+  r.set_reduces_done(sj.finished_reduces);
+  r.set_maps_running(sj.running_maps);
+  r.set_reduces_running(sj.running_reduces);
+  Summarize(&r);
+  int64_t read = 0;
+  for (const pb::MapTaskRecord& m : r.maps()) read += m.input_bytes();
+  for (const sched::MapTask& m : sj.maps) {
+    if (m.state == sched::TaskState::kRunning) read += m.bytes_read;
+  }
+  r.set_bytes_read(read);
+  return r;
+}
+
+pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const {
+  const pb::JobSpec& spec = job.record.spec();
+  const sched::Job& sj = state_.job(job.sid);
+  pb::TaskSpec t;
+  t.set_job_id(job.record.id());
+  t.set_is_map(is_map);
+  t.set_index(index);
+  t.set_attempt(CurrentAttempt(state_, job.sid, is_map, index));
+  t.set_job(spec.job());
+  *t.mutable_params() = spec.params();
+  t.set_reducers(spec.reducers());
+  t.set_maps(static_cast<int32_t>(sj.maps.size()));
+  if (is_map) {
+    const auto& split = job.maps[static_cast<size_t>(index)].split;
+    const sched::MapTask& m = sj.maps[static_cast<size_t>(index)];
+    t.set_file(split.file);
+    t.set_file_length(split.file_length);
+    t.set_split_offset(split.offset);
+    t.set_split_length(m.bytes);
+    t.set_block_id(m.block);
+  }
+  t.set_output_dir("/.mr/jobs/" + std::to_string(job.record.id()) + "/attempts");
+  t.set_output_replication(config_.jobs.output_replication);
+  return t;
+}
+
+Status JobTracker::Show(int64_t id, pb::JobRecord* record) const {
+  if (const ActiveJob* job = Find(id)) {
+    *record = Snapshot(*job);
+    return Status::OK();
+  }
+  MR_ASSIGN_OR_RETURN(*record, history_->Get(id));
+  return Status::OK();
+}
+
+Status JobTracker::List(pb::JobListReply* reply) const {
+  for (pb::JobRecord& r : history_->List()) {
+    pb::JobRecord* out = reply->add_jobs();
+    if (const ActiveJob* job = Find(r.id())) {
+      *out = Snapshot(*job);
+    } else {
+      *out = std::move(r);
+    }
+    out->clear_maps();
+    out->clear_reduces();
+  }
+  return Status::OK();
+}
+
+Status JobTracker::History(pb::HistoryReply* reply) const {
+  for (pb::FpRow& row : history_->FpTable()) *reply->add_rows() = std::move(row);
+  return Status::OK();
+}
+
+}  // namespace mr::master

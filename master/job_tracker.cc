@@ -1,0 +1,385 @@
+// JobTracker: submission, the heartbeat, task ends and faults. The records
+// a job keeps are filled in by job_records.cc.
+#include "master/job_tracker.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "jobs/job.h"
+#include "master/job_tracker_internal.h"
+
+namespace mr::master {
+
+// The policy's launches become TaskSpecs in the heartbeat reply, and its
+// prefetches copy orders to the worker holding the block.
+class JobTracker::HeartbeatLauncher : public sched::Launcher {
+ public:
+  HeartbeatLauncher(JobTracker& tracker, sched::NodeId node, pb::HeartbeatReply* reply)
+      : t_(tracker), node_(node), reply_(reply) {}
+
+  void LaunchMap(sched::JobId sid, int32_t index) override {
+    ActiveJob& job = *t_.Find(t_.job_ids_[static_cast<size_t>(sid)]);
+    t_.state_.LaunchMap(sid, index, node_);
+    const sched::MapTask& m = t_.state_.job(sid).maps[static_cast<size_t>(index)];
+    job.maps[static_cast<size_t>(index)].locality = t_.state_.LocalityOf(node_, m.replicas);
+    Launched(job, true, index);
+  }
+
+  void LaunchReduce(sched::JobId sid, int32_t index) override {
+    ActiveJob& job = *t_.Find(t_.job_ids_[static_cast<size_t>(sid)]);
+    t_.state_.LaunchReduce(sid, index, node_);
+    Launched(job, false, index);
+  }
+
+  void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) override {
+    t_.Prefetch(block, from, to);
+  }
+
+ private:
+  void Launched(ActiveJob& job, bool is_map, int32_t index) {
+    if (job.record.start_ms() == 0) job.record.set_start_ms(WallMs());
+    *reply_->add_launches() = t_.MakeSpec(job, is_map, index);
+  }
+
+  JobTracker& t_;
+  sched::NodeId node_;
+  pb::HeartbeatReply* reply_;
+};
+
+JobTracker::JobTracker(const ClusterConfig& config, std::unique_ptr<sched::Scheduler> scheduler,
+                       DfsAccess dfs, std::unique_ptr<JobHistory> history)
+    : config_(config), scheduler_(std::move(scheduler)), dfs_(std::move(dfs)),
+      history_(std::move(history)) {}
+
+JobTracker::~JobTracker() = default;
+
+Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& config,
+                                                       std::unique_ptr<sched::Scheduler> scheduler,
+                                                       DfsAccess dfs) {
+  MR_ASSIGN_OR_RETURN(auto history, JobHistory::Open(config.master.data_dir + "/history"));
+  std::unique_ptr<JobTracker> t(
+      new JobTracker(config, std::move(scheduler), std::move(dfs), std::move(history)));
+  // Datacenters and racks become dense indexes in the order the cluster
+  // file names them.
+  std::map<std::string, int32_t> dcs, racks;
+  for (const auto& w : config.workers) {
+    const int32_t dc = dcs.emplace(w.datacenter, static_cast<int32_t>(dcs.size())).first->second;
+    const int32_t rack =
+        w.rack.empty() ? -1
+                       : racks.emplace(w.datacenter + "/" + w.rack, static_cast<int32_t>(racks.size()))
+                             .first->second;
+    const sched::NodeId id = t->state_.AddNode(w.id, dc, rack, w.map_slots, w.reduce_slots);
+    t->state_.SetLive(id, false);  // until it registers
+    t->nodes_[w.id] = id;
+    t->node_names_.push_back(w.id);
+  }
+  // Jobs that were running when the master stopped cannot be resumed.
+  for (pb::JobRecord& r : t->history_->List()) {
+    if (r.state() != "running") continue;
+    r.set_state("failed");
+    r.set_error("the master restarted while the job ran");
+    r.set_end_ms(WallMs());
+    MR_RETURN_IF_ERROR(t->history_->Put(r));
+    t->dfs_.remove("/.mr/jobs/" + std::to_string(r.id()), true);
+  }
+  return t;
+}
+
+sched::TimeMs JobTracker::Now() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
+}
+
+sched::NodeId JobTracker::NodeOf(const std::string& worker) const {
+  auto it = nodes_.find(worker);
+  return it == nodes_.end() ? sched::kNoNode : it->second;
+}
+
+JobTracker::ActiveJob* JobTracker::Find(int64_t id) const {
+  auto it = active_.find(id);
+  return it == active_.end() ? nullptr : it->second.get();
+}
+
+bool JobTracker::IsActiveInput(uint64_t block) const { return active_blocks_.count(block) > 0; }
+
+void JobTracker::ReplicaAdded(uint64_t block, const std::string& worker) {
+  const sched::NodeId node = NodeOf(worker);
+  if (!IsActiveInput(block) || node == sched::kNoNode) return;
+  for (auto& [id, job] : active_) {
+    for (sched::MapTask& m : state_.mutable_job(job->sid).maps) {
+      if (m.block == block && std::find(m.replicas.begin(), m.replicas.end(), node) == m.replicas.end()) {
+        m.replicas.push_back(node);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- membership
+
+void JobTracker::WorkerUp(const std::string& worker) {
+  const sched::NodeId node = NodeOf(worker);
+  if (node == sched::kNoNode) return;
+  if (state_.node(node).live) WorkerLost(worker);  // restarted: its tasks are gone
+  state_.SetLive(node, true);
+  scheduler_->OnNodeAdded(state_, node, Now());
+}
+
+// The worker's running tasks run again elsewhere, and so do its finished
+// maps that reduces of unfinished jobs have yet to fetch (Hadoop re-runs all
+// of them: it cannot know which reducers fetched what).
+void JobTracker::WorkerLost(const std::string& worker) {
+  const sched::NodeId node = NodeOf(worker);
+  if (node == sched::kNoNode || !state_.node(node).live) return;
+  std::vector<ActiveJob*> jobs;
+  for (auto& [id, job] : active_) jobs.push_back(job.get());
+  for (ActiveJob* job : jobs) {
+    const sched::Job& sj = state_.job(job->sid);
+    for (const sched::MapTask& m : sj.maps) {
+      if (m.node != node) continue;
+      if (m.state == sched::TaskState::kRunning) {
+        state_.FailMap(job->sid, m.index);
+      } else if (m.state == sched::TaskState::kDone && sj.finished_reduces < static_cast<int>(sj.reduces.size())) {
+        state_.RedoMap(job->sid, m.index);
+        job->maps[static_cast<size_t>(m.index)].output_lost = true;
+      }
+    }
+    for (const sched::ReduceTask& r : sj.reduces) {
+      if (r.node == node && r.state == sched::TaskState::kRunning) state_.FailReduce(job->sid, r.index);
+    }
+  }
+  state_.SetLive(node, false);
+  kills_.erase(worker);
+  scheduler_->OnNodeLost(state_, node, Now());
+  spdlog::info("worker {} lost: its tasks will run again elsewhere", worker);
+}
+
+// ---------------------------------------------------------------- heartbeat
+
+void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
+  const sched::NodeId node = NodeOf(req.worker_id());
+  if (node == sched::kNoNode || !state_.node(node).live) return;
+  // Attempts the master believes run here but the worker does not list
+  // were lost. (The worker starts the launches of a reply before its next
+  // beat, so every earlier launch is listed.)
+  std::set<std::tuple<int64_t, bool, int32_t, int32_t>> listed;
+  for (const pb::TaskReport& r : req.tasks()) {
+    listed.emplace(r.job_id(), r.is_map(), r.index(), r.attempt());
+    ApplyReport(node, r);
+  }
+  std::vector<std::tuple<int64_t, bool, int32_t>> missing;
+  for (auto& [id, job] : active_) {
+    for (const auto& [is_map, index] : RunningOn(state_, job->sid, node)) {
+      const int32_t attempt = CurrentAttempt(state_, job->sid, is_map, index);
+      if (!listed.count({id, is_map, index, attempt})) missing.emplace_back(id, is_map, index);
+    }
+  }
+  for (const auto& [id, is_map, index] : missing) {
+    if (ActiveJob* job = Find(id)) TaskFailed(*job, is_map, index, "the worker does not run it", false);
+  }
+  for (auto& ref : kills_[req.worker_id()]) *reply->add_kills() = std::move(ref);
+  kills_.erase(req.worker_id());
+  for (int64_t id : finished_[req.worker_id()]) reply->add_finished_jobs(id);
+  finished_.erase(req.worker_id());
+
+  HeartbeatLauncher launcher(*this, node, reply);
+  scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
+}
+
+void JobTracker::Tick() {
+  if (scheduler_->tick_ms() <= 0) return;
+  // The host's tick: launches need a heartbeating node, so a ticking policy
+  // may only prefetch here (a Launch* call would be a policy bug).
+  struct TickLauncher : sched::Launcher {
+    JobTracker& t;
+    explicit TickLauncher(JobTracker& tracker) : t(tracker) {}
+    void LaunchMap(sched::JobId, int32_t) override { spdlog::error("policy launched a map on a tick"); }
+    void LaunchReduce(sched::JobId, int32_t) override {
+      spdlog::error("policy launched a reduce on a tick");
+    }
+    void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) override {
+      t.Prefetch(block, from, to);
+    }
+  } launcher(*this);
+  scheduler_->OnTick(state_, Now(), launcher);
+}
+
+void JobTracker::Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) {
+  const std::string& src = node_names_[static_cast<size_t>(from)];
+  const std::string& dst = node_names_[static_cast<size_t>(to)];
+  dfs_.copy(block, src, dst);
+  // Counted against the job reading the block: its bytes, across
+  // datacenters when the two nodes are in different ones.
+  for (auto& [id, job] : active_) {
+    for (const sched::MapTask& m : state_.job(job->sid).maps) {
+      if (m.block != block) continue;
+      job->record.set_prefetch_bytes(job->record.prefetch_bytes() + m.bytes);
+      if (state_.node(from).datacenter != state_.node(to).datacenter) {
+        job->record.set_prefetch_inter_dc_bytes(job->record.prefetch_inter_dc_bytes() + m.bytes);
+      }
+      return;
+    }
+  }
+}
+
+void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
+  ActiveJob* job = Find(r.job_id());
+  if (job == nullptr) return;  // over: the worker is told to stop it
+  const sched::Job& sj = state_.job(job->sid);
+  const size_t n = r.is_map() ? sj.maps.size() : sj.reduces.size();
+  if (r.index() < 0 || static_cast<size_t>(r.index()) >= n) return;
+  // Only the current attempt, running here, counts; a stale attempt's
+  // output file is deleted.
+  const bool current = IsRunning(state_, job->sid, r.is_map(), r.index(), node) &&
+                       CurrentAttempt(state_, job->sid, r.is_map(), r.index()) == r.attempt();
+  if (!current) {
+    if (r.state() == pb::TaskReport::SUCCEEDED && !r.output_file().empty()) {
+      dfs_.remove(r.output_file(), false);
+    }
+    return;
+  }
+  switch (r.state()) {
+    case pb::TaskReport::RUNNING: {
+      sched::Job& mj = state_.mutable_job(job->sid);
+      if (r.is_map()) {
+        sched::MapTask& m = mj.maps[static_cast<size_t>(r.index())];
+        m.bytes_read = r.bytes_read();
+        m.partition_bytes.assign(r.partition_bytes().begin(), r.partition_bytes().end());
+      }
+      break;
+    }
+    case pb::TaskReport::SUCCEEDED:
+      if (r.is_map()) {
+        MapSucceeded(*job, r);
+      } else {
+        ReduceSucceeded(*job, r);
+      }
+      break;
+    case pb::TaskReport::FAILED:
+    case pb::TaskReport::KILLED:
+      TaskFailed(*job, r.is_map(), r.index(), r.error().empty() ? "killed" : r.error(), true);
+      break;
+    default:
+      break;
+  }
+}
+
+void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
+  const bool map_only = job.record.spec().reducers() == 0;
+  if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index()))) {
+    TaskFailed(job, true, r.index(), "cannot commit its output", true);
+    return;
+  }
+  RecordMap(job, r);
+  state_.FinishMap(job.sid, r.index(), static_cast<double>(r.run_ms()));
+  scheduler_->OnMapFinished(state_, job.sid, r.index(), Now());
+  MaybeFinish(job);
+}
+
+void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r) {
+  if (!CommitOutput(job, r.output_file(), PartName("part-", r.index()))) {
+    TaskFailed(job, false, r.index(), "cannot commit its output", true);
+    return;
+  }
+  RecordReduce(job, r);
+  state_.FinishReduce(job.sid, r.index());
+  scheduler_->OnReduceFinished(state_, job.sid, r.index(), Now());
+  MaybeFinish(job);
+}
+
+// Task commit: the attempt's file becomes the part file. Exactly one
+// attempt gets here per task (the master thread decides), so the output
+// never holds duplicates.
+bool JobTracker::CommitOutput(ActiveJob& job, const std::string& file, const std::string& part) {
+  const std::string to = TempDir(job.record.id()) + "/" + part;
+  Status s = file.empty() ? Status::InvalidArgument("no output file reported")
+                          : dfs_.ns->Rename(file, to);
+  if (!s.ok()) spdlog::warn("job {}: cannot commit {} as {}: {}", job.record.id(), file, part, s.ToString());
+  return s.ok();
+}
+
+void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, const std::string& why,
+                            bool counts) {
+  const int64_t id = job.record.id();
+  if (is_map) {
+    state_.FailMap(job.sid, index);
+  } else {
+    state_.FailReduce(job.sid, index);
+  }
+  spdlog::warn("job {} {} {}: attempt failed: {}", id, is_map ? "map" : "reduce", index, why);
+  if (counts) {
+    job.record.set_failed_attempts(job.record.failed_attempts() + 1);
+    int& failures = is_map ? job.maps[static_cast<size_t>(index)].failures
+                           : job.reduces[static_cast<size_t>(index)].failures;
+    if (++failures >= config_.jobs.max_attempts) {
+      EndJob(job, "failed",
+             std::string(is_map ? "map " : "reduce ") + std::to_string(index) + " failed " +
+                 std::to_string(failures) + " times; last: " + why);
+      return;
+    }
+  }
+  scheduler_->OnTaskFailed(state_, job.sid, index, is_map, Now());
+}
+
+void JobTracker::MaybeFinish(ActiveJob& job) {
+  const sched::Job& sj = state_.job(job.sid);
+  if (sj.finished_maps < static_cast<int>(sj.maps.size()) ||
+      sj.finished_reduces < static_cast<int>(sj.reduces.size())) {
+    return;
+  }
+  // Job commit: one rename makes the whole output visible.
+  Status s = dfs_.ns->Rename(TempDir(job.record.id()), job.record.spec().output());
+  if (!s.ok()) {
+    EndJob(job, "failed", "cannot commit the output: " + s.ToString());
+    return;
+  }
+  EndJob(job, "succeeded", "");
+}
+
+// ---------------------------------------------------------------- reducers
+
+Status JobTracker::MapOutputs(const pb::MapOutputsRequest& req, pb::MapOutputsReply* reply) const {
+  ActiveJob* job = Find(req.job_id());
+  if (job == nullptr) {
+    reply->set_job_over(true);
+    return Status::OK();
+  }
+  const sched::Job& sj = state_.job(job->sid);
+  reply->set_maps(static_cast<int32_t>(sj.maps.size()));
+  for (const sched::MapTask& m : sj.maps) {
+    if (m.state != sched::TaskState::kDone) continue;
+    const auto& info = *config_.FindWorker(node_names_[static_cast<size_t>(m.node)]);
+    pb::MapOutputLocation* loc = reply->add_outputs();
+    loc->set_map_index(m.index);
+    loc->set_attempt(m.attempts - 1);
+    loc->set_worker_id(info.id);
+    loc->set_address(info.address.ToString());
+    loc->set_datacenter(info.datacenter);
+  }
+  return Status::OK();
+}
+
+Status JobTracker::FetchFailed(const pb::FetchFailedRequest& req) {
+  ActiveJob* job = Find(req.job_id());
+  if (job == nullptr) return Status::OK();
+  const sched::Job& sj = state_.job(job->sid);
+  if (req.map_index() < 0 || static_cast<size_t>(req.map_index()) >= sj.maps.size()) {
+    return Status::InvalidArgument("no map " + std::to_string(req.map_index()));
+  }
+  const sched::MapTask& m = sj.maps[static_cast<size_t>(req.map_index())];
+  if (m.state != sched::TaskState::kDone || m.attempts - 1 != req.attempt()) return Status::OK();
+  int& reports = job->maps[static_cast<size_t>(req.map_index())].fetch_failures;
+  ++reports;
+  const bool lost = !state_.node(m.node).live;
+  spdlog::warn("job {}: reduce {} cannot fetch map {} from {} ({} report(s)): {}", req.job_id(),
+               req.reduce_index(), req.map_index(), node_names_[static_cast<size_t>(m.node)],
+               reports, req.reason());
+  if (lost || reports >= config_.jobs.fetch_failures_to_rerun) {
+    reports = 0;
+    state_.RedoMap(job->sid, req.map_index());
+    scheduler_->OnTaskFailed(state_, job->sid, req.map_index(), true, Now());
+  }
+  return Status::OK();
+}
+
+}  // namespace mr::master

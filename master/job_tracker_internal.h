@@ -1,0 +1,89 @@
+// Private state of the JobTracker, shared by job_tracker.cc (the running
+// job) and job_records.cc (submission, records, history). Not an interface.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "master/job_tracker.h"
+#include "master/master_internal.h"
+
+namespace mr::master {
+
+// What the master remembers of one unfinished job beyond sched::Job.
+struct JobTracker::ActiveJob {
+  struct Split {
+    std::string file;       // DFS path of the input file
+    int64_t file_length = 0;
+    int64_t offset = 0;     // of the block in the file
+  };
+  struct MapExtra {
+    Split split;
+    sched::Locality locality = sched::Locality::kNode;  // of the running attempt
+    int failures = 0;       // failed attempts (lost workers do not count)
+    int fetch_failures = 0; // reports against the current output
+    bool output_lost = false;
+  };
+  struct ReduceExtra {
+    int failures = 0;
+  };
+
+  sched::JobId sid = 0;
+  pb::JobRecord record;     // what history keeps; tasks appended as they finish
+  std::vector<MapExtra> maps;
+  std::vector<ReduceExtra> reduces;
+};
+
+// The job's temporary output directory (renamed to the output on success).
+inline std::string TempDir(int64_t job_id) { return "/.mr/jobs/" + std::to_string(job_id) + "/out"; }
+
+// "part-00003", "part-m-00003".
+inline std::string PartName(const char* prefix, int32_t index) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%05d", index);
+  return prefix + std::string(buf);
+}
+
+// (is_map, index) of the job's tasks running on `node`.
+inline std::vector<std::pair<bool, int32_t>> RunningOn(const sched::ClusterState& state,
+                                                       sched::JobId job, sched::NodeId node) {
+  std::vector<std::pair<bool, int32_t>> out;
+  const sched::Job& j = state.job(job);
+  for (const auto& m : j.maps) {
+    if (m.state == sched::TaskState::kRunning && m.node == node) out.emplace_back(true, m.index);
+  }
+  for (const auto& r : j.reduces) {
+    if (r.state == sched::TaskState::kRunning && r.node == node) out.emplace_back(false, r.index);
+  }
+  return out;
+}
+
+// The attempt number of the task's latest launch (0 for the first).
+inline int32_t CurrentAttempt(const sched::ClusterState& state, sched::JobId job, bool is_map,
+                              int32_t index) {
+  const sched::Job& j = state.job(job);
+  return (is_map ? j.maps[static_cast<size_t>(index)].attempts
+                 : j.reduces[static_cast<size_t>(index)].attempts) - 1;
+}
+
+inline bool IsRunning(const sched::ClusterState& state, sched::JobId job, bool is_map,
+                      int32_t index, sched::NodeId node) {
+  const sched::Job& j = state.job(job);
+  if (is_map) {
+    const auto& m = j.maps[static_cast<size_t>(index)];
+    return m.state == sched::TaskState::kRunning && m.node == node;
+  }
+  const auto& r = j.reduces[static_cast<size_t>(index)];
+  return r.state == sched::TaskState::kRunning && r.node == node;
+}
+
+// Adds b into a.
+inline void AddTraffic(pb::Traffic* a, const pb::Traffic& b) {
+  a->set_local(a->local() + b.local());
+  a->set_same_dc(a->same_dc() + b.same_dc());
+  a->set_other_dc(a->other_dc() + b.other_dc());
+}
+
+}  // namespace mr::master

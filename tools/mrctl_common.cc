@@ -1,0 +1,50 @@
+#include "tools/mrctl_common.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "tools/cli_support.h"
+
+namespace mr::tools {
+
+int Fail(const Status& s, int code) {
+  std::fprintf(stderr, "mrctl: %s\n", s.message().empty() ? s.ToString().c_str() : s.message().c_str());
+  return code;
+}
+
+Status Target::Resolve() {
+  const bool remote = !master_flag.empty() && config_flag.empty();
+  auto path = remote ? Result<std::string>(Status::NotFound("no cluster file"))
+                     : FindClusterFile(config_flag);
+  if (path.ok()) {
+    auto config = LoadClusterConfig(*path);
+    if (!config.ok()) return config.status();
+    master = config->master.address;
+    rpc = RpcOptions::FromConfig(*config, "mrctl");
+    chunk_bytes = config->dfs.transfer_chunk_bytes;
+  } else if (master_flag.empty()) {
+    return path.status();
+  } else {
+    if (const char* secret = std::getenv("MR_SECRET")) rpc.secret = secret;
+    rpc.peer_name = "mrctl";
+  }
+  if (!master_flag.empty()) {
+    auto hp = ParseHostPort(master_flag);
+    if (!hp.ok()) return hp.status();
+    master = *hp;
+  }
+  return Status::OK();
+}
+
+int WithClient(Target& target, std::function<awaitable<Status>(dfs::DfsClient&)> body) {
+  if (Status s = target.Resolve(); !s.ok()) return Fail(s, 2);
+  // The client (and its sockets) lives inside the coroutine, so it is gone
+  // before RunSync's io_context is destroyed.
+  Status s = RunSync([&]() -> awaitable<Status> {
+    dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
+    co_return co_await body(client);
+  });
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace mr::tools

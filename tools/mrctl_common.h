@@ -1,0 +1,54 @@
+// What mrctl's command files share: the cluster an invocation talks to, and
+// how a command reports failure. (mrctl.cc: dfs, cluster, registry and gen
+// commands; mrctl_jobs.cc: job and history commands.)
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "common/config.h"
+#include "common/rpc.h"
+#include "dfs/client.h"
+
+namespace mr::tools {
+
+// Prints "mrctl: <message>" to stderr and returns `code` (the exit code:
+// 1 the operation failed, 2 bad usage or configuration).
+int Fail(const Status& s, int code = 1);
+
+// The cluster this invocation talks to.
+struct Target {
+  std::string config_flag;
+  std::string master_flag;
+  HostPort master;
+  RpcOptions rpc;
+  int64_t chunk_bytes = DfsOptions{}.transfer_chunk_bytes;
+
+  // --config, or the discovered cluster file, gives address and secret;
+  // --master alone (no --config) means a remote cluster: the secret comes
+  // from $MR_SECRET and no local cluster file is consulted.
+  Status Resolve();
+};
+
+// Runs `body` with a connected client; maps failures to exit codes.
+int WithClient(Target& target, std::function<awaitable<Status>(dfs::DfsClient&)> body);
+
+// `mrctl job run|list|show|kill` and `mrctl history`.
+struct JobCommandOptions {
+  std::string name;
+  std::vector<std::string> inputs;
+  std::string output;
+  int reducers = 1;
+  std::vector<std::string> params;   // k=v
+  std::string pool;
+  int priority = 0;
+  bool wait = false;
+  bool json = false;
+  int64_t id = 0;
+};
+void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
+                    std::function<int()>* action);
+
+}  // namespace mr::tools

@@ -1,0 +1,336 @@
+// mrctl's job commands: job run | list | show | kill, and history.
+//
+// `job run` checks what it can before submitting (the job exists, its
+// parameters are valid), runs the job's Plan() on a sample of the input
+// (Sort's split points), submits, and with --wait follows the job to its end
+// with a progress line when stderr is a terminal.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/job.h"
+#include "master/job_figures.h"
+#include "proto/job.pb.h"
+#include "tools/cli_support.h"
+#include "tools/mrctl_common.h"
+
+namespace mr::tools {
+namespace {
+
+using nlohmann::json;
+
+json TrafficJson(const pb::Traffic& t) {
+  return {{"local", t.local()}, {"same_dc", t.same_dc()}, {"other_dc", t.other_dc()}};
+}
+
+// A job record as JSON: the field names docs/jobs.md documents.
+json JobJson(const pb::JobRecord& r, bool with_tasks) {
+  const master::JobFigures f = master::Figures(r);
+  json params = json::object();
+  for (const auto& [k, v] : r.spec().params()) params[k] = v;
+  json per_worker = json::object();
+  for (const auto& [w, n] : r.tasks_per_worker()) per_worker[w] = n;
+  json j = {
+      {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
+      {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
+      {"reducers", r.spec().reducers()}, {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
+      {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
+      {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
+      {"jtt_ms", f.jtt_ms}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
+      {"reduces_total", r.reduces_total()}, {"reduces_done", r.reduces_done()},
+      {"maps_node_local", r.maps_node_local()}, {"maps_rack_local", r.maps_rack_local()},
+      {"maps_dc_local", r.maps_dc_local()}, {"maps_off_dc", r.maps_off_dc()},
+      {"vps_locality_rate", f.vps_locality_rate}, {"cen_locality_rate", f.cen_locality_rate},
+      {"off_cen_rate", f.off_cen_rate}, {"reduce_data_locality_rate", f.reduce_data_locality_rate},
+      {"inter_dc_bytes", f.inter_dc_bytes}, {"map_input_bytes", TrafficJson(r.map_input())},
+      {"shuffle_bytes", TrafficJson(r.shuffle())}, {"output_replication_bytes", TrafficJson(r.output())},
+      {"prefetch_bytes", r.prefetch_bytes()}, {"prefetch_inter_dc_bytes", r.prefetch_inter_dc_bytes()},
+      {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
+      {"output_bytes", r.output_bytes()}, {"fp_raw", f.fp_raw}, {"fp_wire", f.fp_wire},
+      {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
+      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker}};
+  if (!with_tasks) return j;
+  json maps = json::array(), reduces = json::array();
+  for (const auto& m : r.maps()) {
+    maps.push_back({{"index", m.index()}, {"node", m.node()}, {"locality", m.locality()},
+                    {"input_bytes", m.input_bytes()}, {"read_bytes", TrafficJson(m.input())},
+                    {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
+                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()}});
+  }
+  for (const auto& t : r.reduces()) {
+    reduces.push_back({{"index", t.index()}, {"node", t.node()}, {"shuffle_bytes", TrafficJson(t.shuffle())},
+                       {"output_replication_bytes", TrafficJson(t.output())},
+                       {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
+                       {"attempts", t.attempts()}});
+  }
+  j["map_tasks"] = maps;
+  j["reduce_tasks"] = reduces;
+  return j;
+}
+
+void PrintJob(const pb::JobRecord& r) {
+  const master::JobFigures f = master::Figures(r);
+  std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), r.spec().job().c_str(),
+              r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
+  std::printf("  output %s, scheduler %s, input %s (%s)\n", r.spec().output().c_str(),
+              r.scheduler().c_str(), HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
+  std::printf("  maps %d/%d, reduces %d/%d, JTT %.1f s, failed attempts %d\n", r.maps_done(),
+              r.maps_total(), r.reduces_done(), r.reduces_total(),
+              static_cast<double>(f.jtt_ms) / 1000.0, r.failed_attempts());
+  std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
+              f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
+  std::printf("  INT %s (map input %s, shuffle %s, output %s, prefetch %s); FP raw %.3f, wire %.3f\n",
+              HumanBytes(f.inter_dc_bytes).c_str(), HumanBytes(r.map_input().other_dc()).c_str(),
+              HumanBytes(r.shuffle().other_dc()).c_str(), HumanBytes(r.output().other_dc()).c_str(),
+              HumanBytes(r.prefetch_inter_dc_bytes()).c_str(), f.fp_raw, f.fp_wire);
+}
+
+// Up to ~4,000 lines from up to 32 blocks spread over the input, for Plan()
+// (jobs::RunLocal samples the same way). A block's first, partial line is
+// skipped unless the block starts its file.
+awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vector<std::string> inputs) {
+  constexpr int kMaxBlocks = 32;
+  constexpr int64_t kBytesPerBlock = 64 << 10;
+  std::vector<pb::LocatedBlock> blocks;
+  for (const std::string& in : inputs) {
+    auto stat = co_await c.Stat(in);
+    if (!stat.ok()) co_return stat.status();
+    std::vector<std::string> files;
+    if (stat->inode().kind() == pb::INode::FILE) {
+      for (const auto& b : stat->blocks()) blocks.push_back(b);
+      continue;
+    }
+    auto list = co_await c.List(in);
+    if (!list.ok()) co_return list.status();
+    for (const auto& e : list->entries()) {
+      if (e.inode().kind() != pb::INode::FILE || e.name().starts_with("_") || e.name().starts_with(".")) continue;
+      auto file = co_await c.Stat(stat->path() + (stat->path() == "/" ? "" : "/") + e.name());
+      if (!file.ok()) co_return file.status();
+      for (const auto& b : file->blocks()) blocks.push_back(b);
+    }
+  }
+  std::vector<std::string> lines;
+  if (blocks.empty()) co_return lines;
+  const size_t step = (blocks.size() + kMaxBlocks - 1) / kMaxBlocks;
+  const size_t per_block = 4000 / ((blocks.size() + step - 1) / step) + 1;
+  for (size_t i = 0; i < blocks.size(); i += step) {
+    std::string data;
+    dfs::ByteSink sink = [&data](std::span<const char> d) {
+      data.append(d.data(), d.size());
+      return Status::OK();
+    };
+    MR_CO_RETURN_IF_ERROR(co_await c.ReadBlock(blocks[i], 0, std::min(kBytesPerBlock, blocks[i].bytes()), sink));
+    size_t pos = blocks[i].offset() == 0 ? 0 : data.find('\n');
+    if (pos == std::string::npos) continue;
+    if (blocks[i].offset() != 0) ++pos;
+    for (size_t taken = 0; taken < per_block; ++taken) {
+      const size_t nl = data.find('\n', pos);
+      if (nl == std::string::npos) break;  // a cut-off last line is not a sample
+      lines.push_back(data.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+  }
+  co_return lines;
+}
+
+// Follows a job to its end; a progress line on a terminal.
+awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
+  const bool tty = ::isatty(2) == 1;
+  const auto start = std::chrono::steady_clock::now();
+  pb::JobIdRequest req;
+  req.set_job_id(id);
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  while (true) {
+    pb::JobRecord r;
+    MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (tty) {
+      std::fprintf(stderr, "\rjob %lld: maps %d/%d, reduces %d/%d, %.1f MB/s, %.1f s   ",
+                   static_cast<long long>(id), r.maps_done(), r.maps_total(), r.reduces_done(),
+                   r.reduces_total(), secs > 0 ? static_cast<double>(r.bytes_read()) / 1e6 / secs : 0.0, secs);
+    }
+    if (r.state() != "running") {
+      if (tty) std::fprintf(stderr, "\n");
+      co_return r;
+    }
+    timer.expires_after(std::chrono::milliseconds(250));
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Params params, int* exit_code) {
+  pb::JobSpec spec;
+  spec.set_job(o.name);
+  if (o.reducers > 1) {
+    auto sample = co_await Sample(c, o.inputs);
+    if (!sample.ok()) co_return sample.status();
+    auto job = jobs::MakeJob(o.name, params);
+    if (!job.ok()) co_return job.status();
+    MR_CO_RETURN_IF_ERROR((*job)->Plan(*sample, o.reducers, &params));
+  }
+  for (const auto& [k, v] : params) (*spec.mutable_params())[k] = v;
+  for (const auto& in : o.inputs) spec.add_inputs(in);
+  spec.set_output(o.output);
+  spec.set_reducers(o.reducers);
+  spec.set_pool(o.pool);
+  spec.set_priority(o.priority);
+  if (const char* user = std::getenv("USER")) spec.set_user(user);
+  pb::SubmitJobReply submitted;
+  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Submit", spec, &submitted));
+  if (!o.wait) {
+    if (o.json) {
+      std::printf("%s\n", json({{"id", submitted.job_id()}}).dump().c_str());
+    } else {
+      std::printf("job %lld submitted\n", static_cast<long long>(submitted.job_id()));
+    }
+    co_return Status::OK();
+  }
+  auto end = co_await Follow(c, submitted.job_id());
+  if (!end.ok()) co_return end.status();
+  if (o.json) {
+    std::printf("%s\n", JobJson(*end, true).dump(2).c_str());
+  } else {
+    PrintJob(*end);
+  }
+  if (end->state() != "succeeded") {
+    *exit_code = 1;
+    std::fprintf(stderr, "mrctl: job %lld %s: %s\n", static_cast<long long>(end->id()),
+                 end->state().c_str(), end->error().c_str());
+  }
+  co_return Status::OK();
+}
+
+int Run(Target& target, const JobCommandOptions& o) {
+  const jobs::JobInfo* info = jobs::FindJob(o.name);
+  if (info == nullptr) {
+    std::string names;
+    for (const jobs::JobInfo* j : jobs::RegisteredJobs()) names += (names.empty() ? "" : ", ") + j->name;
+    return Fail(Status::InvalidArgument("unknown job '" + o.name + "' (jobs: " + names + ")"), 2);
+  }
+  jobs::Params given;
+  for (const std::string& kv : o.params) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Fail(Status::InvalidArgument("--param wants NAME=VALUE, got '" + kv + "'"), 2);
+    }
+    given[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  auto params = jobs::ResolveParams(*info, given);
+  if (!params.ok()) return Fail(params.status(), 2);
+  if (auto job = jobs::MakeJob(o.name, *params); !job.ok()) return Fail(job.status(), 2);
+  if (o.reducers < 0) return Fail(Status::InvalidArgument("--reducers must be >= 0"), 2);
+  int exit_code = 0;
+  const int rc = WithClient(target, [&](dfs::DfsClient& c) { return RunJob(c, o, *params, &exit_code); });
+  return rc != 0 ? rc : exit_code;
+}
+
+awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json) {
+  pb::JobListReply list;
+  const pb::Empty empty;  // named: no class temporaries in co_await (docs/development.md)
+  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.List", empty, &list));
+  json all = json::array();
+  if (!as_json) {
+    std::printf("%5s  %-14s %-10s %7s %9s %9s %8s %8s  %s\n", "id", "job", "state", "maps", "reduces",
+                "JTT s", "off-Cen", "INT", "output");
+  }
+  for (const auto& r : list.jobs()) {
+    if (as_json) {
+      all.push_back(JobJson(r, false));
+      continue;
+    }
+    const master::JobFigures f = master::Figures(r);
+    std::printf("%5lld  %-14s %-10s %3d/%-3d %4d/%-4d %9.1f %8.3f %8s  %s\n", static_cast<long long>(r.id()),
+                r.spec().job().c_str(), r.state().c_str(), r.maps_done(), r.maps_total(), r.reduces_done(),
+                r.reduces_total(), static_cast<double>(f.jtt_ms) / 1000.0, f.off_cen_rate,
+                HumanBytes(f.inter_dc_bytes).c_str(), r.spec().output().c_str());
+  }
+  if (as_json) std::printf("%s\n", all.dump(2).c_str());
+  co_return Status::OK();
+}
+
+awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json) {
+  pb::JobIdRequest req;
+  req.set_job_id(id);
+  pb::JobRecord r;
+  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
+  if (as_json) {
+    std::printf("%s\n", JobJson(r, true).dump(2).c_str());
+  } else {
+    PrintJob(r);
+  }
+  co_return Status::OK();
+}
+
+awaitable<Status> KillJob(dfs::DfsClient& c, int64_t id) {
+  pb::JobIdRequest req;
+  req.set_job_id(id);
+  pb::Empty ignored;
+  co_return co_await c.CallMaster("job.Kill", req, &ignored);
+}
+
+awaitable<Status> History(dfs::DfsClient& c, bool as_json) {
+  pb::HistoryReply h;
+  const pb::Empty empty;
+  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.History", empty, &h));
+  json all = json::array();
+  for (const auto& row : h.rows()) {
+    all.push_back({{"job", row.job()}, {"code_hash", row.code_hash()}, {"input_type", row.input_type()},
+                   {"fp_raw", row.fp_raw()}, {"fp_wire", row.fp_wire()}, {"jobs", row.jobs()}});
+  }
+  if (as_json) {
+    std::printf("%s\n", all.dump(2).c_str());
+    co_return Status::OK();
+  }
+  std::printf("%-14s %-18s %-6s %8s %8s %5s\n", "job", "code_hash", "input", "fp_raw", "fp_wire", "jobs");
+  for (const auto& row : h.rows()) {
+    std::printf("%-14s %-18s %-6s %8.3f %8.3f %5lld\n", row.job().c_str(), row.code_hash().substr(0, 16).c_str(),
+                row.input_type().c_str(), row.fp_raw(), row.fp_wire(), static_cast<long long>(row.jobs()));
+  }
+  co_return Status::OK();
+}
+
+}  // namespace
+
+void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
+                    std::function<int()>* action) {
+  auto* job = app.add_subcommand("job", "run and follow jobs")->require_subcommand(1);
+  auto* run = job->add_subcommand("run", "submit a job (and with --wait, follow it to its end)");
+  run->add_option("NAME", o.name, "job name (see `mrctl jobs`)")->required();
+  run->add_option("-i,--input", o.inputs, "DFS input file or directory (repeatable)")->required();
+  run->add_option("-o,--output", o.output, "DFS output directory (must not exist)")->required();
+  run->add_option("-r,--reducers", o.reducers, "reduce tasks; 0 = map-only")->capture_default_str();
+  run->add_option("-p,--param", o.params, "job parameter NAME=VALUE (repeatable)");
+  run->add_option("--pool", o.pool, "Fair pool / Capacity queue (default: default)");
+  run->add_option("--priority", o.priority, "-2 (very low) .. 2 (very high)")->check(CLI::Range(-2, 2));
+  run->add_flag("-w,--wait", o.wait, "wait for the end; exit 1 unless the job succeeded");
+  run->add_flag("--json", o.json, "print the job record as JSON (with --wait) or its id");
+  run->callback([action, &target, &o] { *action = [&target, &o] { return Run(target, o); }; });
+
+  auto* list = job->add_subcommand("list", "every job the master knows, running or ended");
+  list->add_flag("--json", o.json, "print JSON");
+  list->callback([action, &target, &o] {
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ListJobs(c, o.json); }); };
+  });
+  auto* show = job->add_subcommand("show", "one job's record: locality, traffic, FP, tasks");
+  show->add_option("ID", o.id)->required();
+  show->add_flag("--json", o.json, "print JSON (with every task)");
+  show->callback([action, &target, &o] {
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json); }); };
+  });
+  auto* kill = job->add_subcommand("kill", "stop a running job (its output is discarded)");
+  kill->add_option("ID", o.id)->required();
+  kill->callback([action, &target, &o] {
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return KillJob(c, o.id); }); };
+  });
+  auto* history = app.add_subcommand("history", "the filtering-percentage table (JoSS Fig. 4)");
+  history->add_flag("--json", o.json, "print JSON");
+  history->callback([action, &target, &o] {
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return History(c, o.json); }); };
+  });
+}
+
+}  // namespace mr::tools

@@ -1,0 +1,352 @@
+// The bodies of map and reduce tasks: the network around task_runner.h.
+//
+// A task thread owns a private io_context and drives its coroutines (DFS
+// reads and writes, calls to the master, shuffle fetches) to completion with
+// RunOn(), so the blocking task code of task_runner.h can call them.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <optional>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "dfs/client.h"
+#include "worker/task_runner.h"
+#include "worker/task_tracker.h"
+
+namespace mr::worker {
+namespace {
+
+template <typename T>
+awaitable<void> Capture(awaitable<T> op, std::optional<T>* out) {
+  *out = co_await std::move(op);
+}
+
+// Runs `op` on `io` (owned by the calling thread) until it completes.
+template <typename T>
+T RunOn(asio::io_context& io, awaitable<T> op) {
+  std::optional<T> out;
+  std::exception_ptr error;
+  asio::co_spawn(io, Capture(std::move(op), &out), [&](std::exception_ptr e) { error = e; });
+  io.restart();
+  io.run();
+  if (error) std::rethrow_exception(error);
+  return std::move(*out);
+}
+
+// Adds `bytes` moved between nodes a and b to the right counter.
+void Count(pb::Traffic* t, const std::string& a_node, const std::string& a_dc,
+           const std::string& b_node, const std::string& b_dc, int64_t bytes) {
+  if (a_node == b_node) {
+    t->set_local(t->local() + bytes);
+  } else if (a_dc == b_dc) {
+    t->set_same_dc(t->same_dc() + bytes);
+  } else {
+    t->set_other_dc(t->other_dc() + bytes);
+  }
+}
+
+// Calls the master on a cached connection, reconnecting when needed.
+awaitable<Status> CallMaster(HostPort master, RpcOptions options,
+                             std::unique_ptr<Connection>* conn, std::string method,
+                             const google::protobuf::MessageLite* request,
+                             google::protobuf::MessageLite* reply) {
+  if (!*conn || !(*conn)->IsFresh()) {
+    auto c = co_await Connect(master, options);
+    if (!c.ok()) co_return c.status();
+    *conn = std::move(c).value();
+  }
+  Status s = co_await (*conn)->Call(method, *request, reply);
+  if (!s.ok() && !(*conn)->is_open()) conn->reset();
+  co_return s;
+}
+
+// One map output to fetch, and how it went.
+struct Fetch {
+  pb::MapOutputLocation from;
+  std::string path;       // local file for the segment
+  Status status;
+  int64_t wire_bytes = 0; // received on the socket
+};
+
+// Fetches one segment into f->path.
+awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique_ptr<Connection>>* conns,
+                           int64_t job, int32_t partition, Fetch* f,
+                           const std::atomic<bool>* cancel) {
+  auto& conn = (*conns)[f->from.address()];
+  if (!conn || !conn->IsFresh()) {
+    auto address = ParseHostPort(f->from.address());
+    if (!address.ok()) co_return address.status();
+    auto c = co_await Connect(*address, options);
+    if (!c.ok()) co_return c.status();
+    conn = std::move(c).value();
+  }
+  const int64_t before = conn->bytes_received();
+  pb::FetchRequest req;
+  req.set_job_id(job);
+  req.set_map_index(f->from.map_index());
+  req.set_attempt(f->from.attempt());
+  req.set_partition(partition);
+  pb::FetchReply header;
+  Status s = co_await conn->SendRequest("shuffle.Fetch", req);
+  if (s.ok()) s = co_await conn->ReceiveReply(&header);
+  const int fd = s.ok() ? ::open(f->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  if (s.ok() && fd < 0) s = Status::IOError("cannot create '" + f->path + "'");
+  int64_t got = 0;
+  pb::FetchChunk chunk;
+  std::string data;
+  while (s.ok()) {
+    s = co_await conn->ReceiveReply(&chunk, &data);
+    if (!s.ok()) break;
+    if (::write(fd, data.data(), data.size()) != static_cast<ssize_t>(data.size())) {
+      s = Status::IOError("cannot write '" + f->path + "'");
+      conn->Close();  // the rest of the stream must not be read as replies
+      break;
+    }
+    got += static_cast<int64_t>(data.size());
+    if (chunk.last()) break;
+    if (*cancel) {
+      s = Status::Aborted("killed");
+      conn->Close();
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  if (s.ok() && got != header.bytes()) {
+    s = Status::Corruption("fetched " + std::to_string(got) + " of " + std::to_string(header.bytes()) + " bytes");
+  }
+  f->wire_bytes += conn->bytes_received() - before;
+  if (!conn->is_open()) conn.reset();
+  co_return s;
+}
+
+// One of `parallel` fetchers: takes the next fetch until none is left.
+awaitable<void> Fetcher(RpcOptions options, int64_t job, int32_t partition,
+                        std::vector<Fetch>* fetches, size_t* next, const std::atomic<bool>* cancel) {
+  std::map<std::string, std::unique_ptr<Connection>> conns;
+  while (*next < fetches->size() && !*cancel) {
+    Fetch& f = (*fetches)[(*next)++];
+    f.status = co_await FetchOne(options, &conns, job, partition, &f, cancel);
+  }
+}
+
+// Sleeps about `ms`, waking early when cancelled.
+void Nap(int64_t ms, const std::atomic<bool>& cancel) {
+  for (int64_t slept = 0; slept < ms && !cancel; slept += 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+jobs::Params ParamsOf(const pb::TaskSpec& spec) {
+  return jobs::Params(spec.params().begin(), spec.params().end());
+}
+
+// The attempt's file in the DFS: "<output_dir>/r-3-a0".
+std::string AttemptFile(const pb::TaskSpec& spec) {
+  return spec.output_dir() + "/" + (spec.is_map() ? "m-" : "r-") + std::to_string(spec.index()) +
+         "-a" + std::to_string(spec.attempt());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- map
+
+Status TaskTracker::RunMap(Task& task) {
+  const pb::TaskSpec& spec = task.spec;
+  pb::TaskReport& report = task.report;
+  asio::io_context io;
+  dfs::DfsClient client(config_.master.address,
+                        RpcOptions::FromConfig(config_, "worker " + self_.id + " task"),
+                        config_.dfs.transfer_chunk_bytes);
+  client.set_traffic_observer([&](const dfs::TransferEvent& e) {
+    if (e.to == nullptr) {  // a read: from a replica to us
+      Count(report.mutable_input(), e.from->node_id(), e.from->datacenter(), self_.id,
+            self_.datacenter, e.bytes);
+    } else {  // a hop of a map-only job's output
+      Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
+            e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(),
+            e.bytes);
+    }
+  });
+  const std::string& reader = self_.id;
+  auto stat = RunOn(io, client.Stat(spec.file(), reader));
+  if (!stat.ok()) return stat.status().WithContext("input " + spec.file());
+  const std::vector<pb::LocatedBlock> blocks(stat->blocks().begin(), stat->blocks().end());
+
+  // Bytes [offset, offset + n) of the input file: from our own block store
+  // when we hold the block, else over the network from the nearest replica.
+  jobs::LineReader::ReadFn read = [&](int64_t offset, int64_t n, std::string* out) -> Status {
+    out->clear();
+    if (task.cancel) return Status::Aborted("killed");
+    dfs::ByteSink sink = [out](std::span<const char> d) {
+      out->append(d.data(), d.size());
+      return Status::OK();
+    };
+    std::string part;
+    for (const pb::LocatedBlock& b : blocks) {
+      const int64_t from = std::max(offset, b.offset());
+      const int64_t to = std::min(offset + n, b.offset() + b.bytes());
+      if (from >= to) continue;
+      if (store_.Contains(b.id()) && store_.Read(b.id(), from - b.offset(), to - from, &part).ok()) {
+        out->append(part);
+        report.mutable_input()->set_local(report.input().local() + static_cast<int64_t>(part.size()));
+        continue;
+      }
+      // (A corrupt local copy is found again, reported and dropped by our
+      // own block server when the nearest-first read below asks it.)
+      MR_RETURN_IF_ERROR(RunOn(io, client.ReadBlock(b, from - b.offset(), to - from, sink)));
+    }
+    task.bytes_read += static_cast<int64_t>(out->size());
+    return Status::OK();
+  };
+
+  MapTaskSpec m;
+  m.job = spec.job();
+  m.params = ParamsOf(spec);
+  m.reducers = spec.reducers();
+  m.file = spec.file();
+  m.file_length = spec.file_length();
+  m.split_offset = spec.split_offset();
+  m.split_length = spec.split_length();
+  m.sort_buffer_bytes = config_.jobs.sort_buffer_bytes;
+  m.work_dir = task.dir;
+  MR_ASSIGN_OR_RETURN(MapTaskResult result, RunMapTask(m, read));
+  report.set_bytes_read(result.input_bytes);
+  report.set_raw_output_bytes(result.raw_output_bytes);
+  report.set_records_in(result.records_in);
+  report.set_records_out(result.records_out);
+  for (const SegmentInfo& s : result.index.segments) report.add_partition_bytes(s.compressed_bytes);
+  if (spec.reducers() > 0) {
+    task.output = {result.output_path, result.index};
+    return Status::OK();
+  }
+  // Map-only: the output goes into the DFS now.
+  struct stat st {};
+  if (::stat(result.output_path.c_str(), &st) != 0) return Status::IOError("map output vanished");
+  const std::string dfs_path = AttemptFile(spec);
+  dfs::PutOptions put;
+  put.replication = spec.output_replication();
+  put.writer_node = self_.id;
+  put.overwrite = true;
+  MR_RETURN_IF_ERROR(RunOn(io, client.Put(result.output_path, dfs_path, put)));
+  report.set_output_file(dfs_path);
+  report.set_output_bytes(st.st_size);
+  report.set_output_records(result.records_out);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- reduce
+
+Status TaskTracker::RunReduce(Task& task) {
+  const pb::TaskSpec& spec = task.spec;
+  pb::TaskReport& report = task.report;
+  asio::io_context io;
+  const RpcOptions options = RpcOptions::FromConfig(config_, "worker " + self_.id + " task");
+  std::unique_ptr<Connection> master;
+
+  // 1. The shuffle: fetch segment `index` of every map output, polling the
+  //    master for where finished maps are until all are here.
+  const int maps = spec.maps();
+  std::vector<std::string> files(static_cast<size_t>(maps));
+  std::vector<bool> fetched(static_cast<size_t>(maps), false);
+  int done = 0, master_failures = 0;
+  while (done < maps) {
+    if (task.cancel) return Status::Aborted("killed");
+    pb::MapOutputsRequest ask;
+    ask.set_job_id(spec.job_id());
+    ask.set_reduce_index(spec.index());
+    pb::MapOutputsReply where;
+    Status s = RunOn(io, CallMaster(config_.master.address, options, &master, "job.MapOutputs", &ask, &where));
+    if (!s.ok()) {
+      if (++master_failures >= 20) return s.WithContext("asking the master for map outputs");
+      Nap(config_.cluster.heartbeat_interval_ms, task.cancel);
+      continue;
+    }
+    master_failures = 0;
+    if (where.job_over()) return Status::Aborted("the job is over");
+    std::vector<Fetch> batch;
+    for (const auto& loc : where.outputs()) {
+      if (loc.map_index() < 0 || loc.map_index() >= maps || fetched[static_cast<size_t>(loc.map_index())]) continue;
+      batch.push_back({loc, task.dir + "/map-" + std::to_string(loc.map_index()), Status::OK(), 0});
+    }
+    size_t next = 0;
+    const int parallel = std::min<int>(config_.jobs.parallel_fetches, static_cast<int>(batch.size()));
+    for (int i = 0; i < parallel; ++i) {
+      asio::co_spawn(io, Fetcher(options, spec.job_id(), spec.index(), &batch, &next, &task.cancel),
+                     asio::detached);
+    }
+    io.restart();
+    io.run();
+    int progress = 0;
+    for (Fetch& f : batch) {
+      Count(report.mutable_shuffle(), f.from.worker_id(), f.from.datacenter(), self_.id,
+            self_.datacenter, f.wire_bytes);
+      if (f.status.ok()) {
+        fetched[static_cast<size_t>(f.from.map_index())] = true;
+        files[static_cast<size_t>(f.from.map_index())] = f.path;
+        ++done, ++progress;
+        continue;
+      }
+      if (task.cancel) return Status::Aborted("killed");
+      ::unlink(f.path.c_str());
+      pb::FetchFailedRequest failed;
+      failed.set_job_id(spec.job_id());
+      failed.set_map_index(f.from.map_index());
+      failed.set_attempt(f.from.attempt());
+      failed.set_reduce_index(spec.index());
+      failed.set_reason(f.status.ToString());
+      pb::Empty ignored;
+      RunOn(io, CallMaster(config_.master.address, options, &master, "job.FetchFailed", &failed, &ignored));
+    }
+    if (progress == 0 && done < maps) Nap(config_.cluster.heartbeat_interval_ms, task.cancel);
+  }
+
+  // 2. Merge and reduce into a local file.
+  std::vector<std::unique_ptr<SegmentReader>> inputs;
+  for (const std::string& file : files) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) return Status::IOError("fetched segment '" + file + "' vanished");
+    MR_ASSIGN_OR_RETURN(auto reader, SegmentReader::FromFile(file, 0, st.st_size));
+    inputs.push_back(std::move(reader));
+  }
+  const std::string local = task.dir + "/output";
+  const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("cannot create '" + local + "'");
+  ReduceTaskSpec r;
+  r.job = spec.job();
+  r.params = ParamsOf(spec);
+  r.index = spec.index();
+  r.reducers = spec.reducers();
+  auto result = RunReduceTask(r, std::move(inputs), [&](std::string_view chunk) -> Status {
+    if (task.cancel) return Status::Aborted("killed");
+    if (::write(fd, chunk.data(), chunk.size()) != static_cast<ssize_t>(chunk.size())) {
+      return Status::IOError("cannot write '" + local + "'");
+    }
+    return Status::OK();
+  });
+  ::close(fd);
+  if (!result.ok()) return result.status();
+  for (const std::string& file : files) ::unlink(file.c_str());
+
+  // 3. Into the DFS, under the attempt's name; the master commits it.
+  dfs::DfsClient client(config_.master.address, options, config_.dfs.transfer_chunk_bytes);
+  client.set_traffic_observer([&](const dfs::TransferEvent& e) {
+    if (e.to == nullptr) return;
+    Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
+          e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(), e.bytes);
+  });
+  const std::string dfs_path = AttemptFile(spec);
+  dfs::PutOptions put;
+  put.replication = spec.output_replication();
+  put.writer_node = self_.id;
+  put.overwrite = true;
+  MR_RETURN_IF_ERROR(RunOn(io, client.Put(local, dfs_path, put)));
+  report.set_output_file(dfs_path);
+  report.set_output_bytes(result->output_bytes);
+  report.set_output_records(result->output_records);
+  report.set_records_in(result->input_records);
+  return Status::OK();
+}
+
+}  // namespace mr::worker

@@ -1,0 +1,107 @@
+// TaskTracker: the task half of mr-worker. Start here for how a worker runs
+// tasks.
+//
+// The master's heartbeat reply launches task attempts (pb::TaskSpec); each
+// runs on a thread of its own (task_runner.h does the computing):
+//   map     reads its split — from this worker's block store when it holds
+//           a replica (a short-circuit read), else from the nearest replica
+//           over the network — runs map, combiner, sort and spills, and
+//           keeps its output here, where reducers fetch it ("shuffle.Fetch").
+//           A map-only job's map writes its output into the DFS instead.
+//   reduce  asks the master where finished map outputs are
+//           ("job.MapOutputs"), fetches its partition of each, at most
+//           jobs.parallel_fetches at a time, merges and reduces them, and
+//           writes its part file into the DFS (the master commits it).
+// Each heartbeat carries every running attempt's progress and each ended
+// attempt's report, once; the worker beats at once when a task ends.
+//
+// Traffic is counted at the sockets a task uses (Connection byte counts),
+// by where the other end is: this node, this datacenter, another one.
+//
+// Threading: tasks run on their own threads; the heartbeat side and the
+// shuffle server call in from the worker's io threads. One mutex guards the
+// tracker's tables; task threads share nothing else.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "common/config.h"
+#include "common/rpc.h"
+#include "dfs/block_store.h"
+#include "proto/cluster.pb.h"
+#include "proto/job.pb.h"
+#include "worker/map_output.h"
+
+namespace mr::worker {
+
+class TaskTracker {
+ public:
+  // `wake` asks for an immediate heartbeat (called from task threads).
+  // Removes task files a previous run of this worker left behind.
+  TaskTracker(const ClusterConfig& config, const WorkerOptions& self, dfs::BlockStore& store,
+              std::function<void()> wake);
+  // Stops every task and waits for its thread.
+  ~TaskTracker();
+
+  // "shuffle.Fetch".
+  void RegisterHandlers(RpcServer& server);
+
+  // Heartbeat side. Fill adds free slots and reports; if the beat is not
+  // delivered, Unsent puts the ended reports back for the next one.
+  void Fill(pb::HeartbeatRequest* beat);
+  void Unsent(const pb::HeartbeatRequest& beat);
+  void Apply(const pb::HeartbeatReply& reply);
+  // The master registered us afresh and forgot our tasks and map outputs:
+  // stop everything and start clean.
+  void Reset();
+
+ private:
+  struct MapOutput {
+    std::string path;
+    MapOutputIndex index;
+  };
+  struct Task {
+    pb::TaskSpec spec;
+    std::string dir;                      // its local work directory
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> ended{false};
+    std::atomic<int64_t> bytes_read{0};   // progress of a map
+    pb::TaskReport report;                // filled by the task's thread
+    MapOutput output;                     // a finished map's output
+    std::thread thread;
+  };
+  using OutputKey = std::tuple<int64_t, int32_t, int32_t>;  // job, map, attempt
+
+  void Launch(const pb::TaskSpec& spec);
+  void RunTask(Task* task);
+  // The bodies (task_bodies.cc). Both fill task->report.
+  Status RunMap(Task& task);
+  Status RunReduce(Task& task);
+  awaitable<Status> ServeFetch(ServerCall& call);
+  // Joins ended threads and deletes the files of jobs that are over.
+  void Reap();
+  std::string TaskDir(const pb::TaskSpec& spec) const;
+
+  const ClusterConfig config_;
+  const WorkerOptions self_;
+  dfs::BlockStore& store_;
+  std::function<void()> wake_;
+  const std::string root_;  // <data_dir>/tasks
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Task>> tasks_;        // running, or ended and not yet reaped
+  std::vector<pb::TaskReport> ended_;               // reports not yet delivered
+  std::map<OutputKey, MapOutput> outputs_;          // finished maps' outputs served here
+  std::set<int64_t> over_;                          // jobs whose files go once their tasks end
+};
+
+}  // namespace mr::worker
