@@ -1,0 +1,92 @@
+// The crash test, in the style of the classic course MapReduce labs: while
+// several jobs run, SIGKILL random workers and restart them; every job must
+// still finish with exactly the oracle's output.
+//
+// What it exercises: running tasks of a dead worker run again elsewhere;
+// finished map outputs it held run again; reducers whose fetches fail report
+// it and wait for the re-run; a worker that comes back is registered afresh
+// (its old tasks forgotten on both sides); output commit keeps exactly one
+// attempt per task. The seed is printed so a failure can be replayed.
+#include <random>
+
+#include "tests/integration/job_fixture.h"
+
+namespace mr::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+class JobCrashTest : public JobTest {};
+
+TEST_F(JobCrashTest, JobsSurviveWorkersKilledAndRestarted) {
+  // Input replication 2 over 2 datacenters: with one worker down at a time
+  // every block stays readable.
+  LocalCluster c(4, 2, "--block-size 262144 --replication 2 --heartbeat-ms 100");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  const std::string text = Generate("text", "16M", 21);
+  const std::string dna = Generate("dna", "6M", 22);
+  Put(c, text, "/in/text.txt");
+  Put(c, dna, "/in/dna.fa");
+
+  struct Run {
+    std::string job, input, local, params;
+    int reducers;
+    int64_t id = 0;
+  };
+  std::vector<Run> runs = {{"wordcount", "/in/text.txt", text, "", 3},
+                           {"sort", "/in/text.txt", text, "", 2},
+                           {"permu", "/in/dna.fa", dna, "", 2},
+                           {"sequencecount", "/in/text.txt", text, "", 2}};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    Run& r = runs[i];
+    CommandResult s = c.Mrctl("job run " + r.job + " -i " + r.input + " -o /out/" + std::to_string(i) +
+                              " -r " + std::to_string(r.reducers) + ParamFlags(r.params, "-p") + " --json");
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    r.id = json::parse(s.out)["id"].get<int64_t>();
+  }
+
+  const uint64_t seed = std::random_device{}();
+  std::printf("crash test seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  auto all_over = [&] {
+    for (const Run& r : runs) {
+      json j = c.MrctlJson("job show --json " + std::to_string(r.id));
+      if (!j.is_object() || j["state"] == "running") return false;
+    }
+    return true;
+  };
+  // At most 8 rounds, each: kill one worker, let the jobs run on without it
+  // for a while (sometimes long enough for it to be declared dead), bring it
+  // back.
+  int kills = 0;
+  for (int round = 0; round < 8 && !all_over(); ++round) {
+    const std::string victim = "w" + std::to_string(1 + rng() % 4);
+    ASSERT_EQ(c.Script("kill " + victim).exit_code, 0);
+    ++kills;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 1200));
+    CommandResult started = c.Script("start " + victim);
+    ASSERT_EQ(started.exit_code, 0) << started.err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 400));
+  }
+  ASSERT_TRUE(WaitFor(all_over, 180s)) << "jobs did not end";
+  std::printf("%d workers killed\n", kills);
+  EXPECT_GE(kills, 2) << "the jobs ended before the test could kill workers";
+  ASSERT_TRUE(WaitFor([&] { return c.LiveWorkers() == 4; }, 30s));
+
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    SCOPED_TRACE(r.job);
+    json j = c.MrctlJson("job show --json " + std::to_string(r.id));
+    ASSERT_EQ(j["state"], "succeeded") << j.dump(2);
+    EXPECT_EQ(ListParts(c, "/out/" + std::to_string(i)).size(), static_cast<size_t>(r.reducers));
+    EXPECT_TRUE(Cat(c, "/out/" + std::to_string(i)) == Oracle(r.job, r.local, r.reducers, r.params, 262144))
+        << "job " << r.id << " output differs from mr-local's";
+  }
+  // Nothing of the jobs' temporary state is left in the namespace.
+  json tmp = c.MrctlJson("dfs ls --json /.mr/jobs");
+  EXPECT_TRUE(tmp.is_array() && tmp.empty()) << tmp.dump();
+}
+
+}  // namespace
+}  // namespace mr::testing
