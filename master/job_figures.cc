@@ -14,7 +14,9 @@ JobFigures Figures(const pb::JobRecord& r) {
   const int64_t maps = r.maps_total();
   f.vps_locality_rate = Ratio(r.maps_node_local(), maps);
   f.cen_locality_rate = Ratio(r.maps_rack_local() + r.maps_dc_local(), maps);
-  f.off_cen_rate = maps > 0 ? 1.0 - f.vps_locality_rate - f.cen_locality_rate : 0.0;
+  // Eq. 11 is 1 − (VPS + Cen); counting the off-datacenter maps gives the
+  // same number without floating-point residue.
+  f.off_cen_rate = Ratio(r.maps_off_dc(), maps);
   const auto& sh = r.shuffle();
   f.reduce_data_locality_rate =
       Ratio(sh.local() + sh.same_dc(), sh.local() + sh.same_dc() + sh.other_dc());
