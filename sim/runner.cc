@@ -25,8 +25,13 @@ Result<SweepAxis> ParseSweepAxis(const std::string& text) {
 Result<std::vector<RunResult>> RunScenarioFile(const std::string& path, const PlanOptions& options) {
   auto base = LoadScenario(path, options.set);
   if (!base.ok()) return base.status();
+  // The file's axes, less those --set pins, then the --param axes.
   std::vector<SweepAxis> axes;
-  if (!options.no_sweep) axes = base->sweep;
+  for (const SweepAxis& a : base->sweep) {
+    const bool pinned = std::any_of(options.set.begin(), options.set.end(),
+                                    [&](const Override& o) { return o.key == a.first; });
+    if (!options.no_sweep && !pinned) axes.push_back(a);
+  }
   for (const SweepAxis& p : options.params) {
     auto it = std::find_if(axes.begin(), axes.end(), [&](const SweepAxis& a) { return a.first == p.first; });
     if (it != axes.end()) {

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -122,6 +123,23 @@ class Reader {
   const toml::table* t_;
   std::string path_;
 };
+
+// A TOML value as an override would write it: floats in their shortest
+// round-trip form ("0.3", not "0.29999999999999999"), strings bare (an
+// override value that is not TOML is a string).
+std::string ValueText(const toml::node& v) {
+  if (v.is_string()) return v.as_string()->get();
+  if (v.is_floating_point()) {
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v.as_floating_point()->get());
+    std::string text(buf, res.ptr);
+    if (text.find_first_of(".en") == std::string::npos) text += ".0";
+    return text;
+  }
+  std::ostringstream os;
+  v.visit([&](const auto& x) { os << x; });
+  return os.str();
+}
 
 constexpr double kBig = 1e15;
 constexpr int64_t kMaxInt = 1'000'000'000;
@@ -454,11 +472,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
           return Invalid(sub.Name(key.str()) + " must be a non-empty array of values");
         }
         std::vector<std::string> values;
-        for (const toml::node& v : *node.as_array()) {
-          std::ostringstream os;
-          v.visit([&](const auto& x) { os << x; });
-          values.push_back(os.str());
-        }
+        for (const toml::node& v : *node.as_array()) values.push_back(ValueText(v));
         sc.sweep.emplace_back(std::string(key.str()), values);
       }
     }

@@ -1,0 +1,231 @@
+// Scenario files: the strict parser, overrides and sweeps, and every
+// scenario shipped in sim/scenarios/ run end to end at a reduced size.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "sim/output.h"
+#include "sim/runner.h"
+#include "sim/scenario_file.h"
+
+namespace mr::sim {
+namespace {
+
+const char* kMinimal = R"(
+name = "t"
+[cluster]
+nodes = 4
+[[job_types]]
+name = "j"
+map = 1000
+[workload]
+arrival = "fixed"
+jobs = 3
+[[schedulers]]
+name = "fifo"
+)";
+
+Status ParseError(const std::string& extra, const std::vector<Override>& o = {}) {
+  return ParseScenario(std::string(kMinimal) + extra, "t.toml", "", o).status();
+}
+
+TEST(SimScenarioFile, MinimalParses) {
+  auto sc = ParseScenario(kMinimal, "t.toml", "", {});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ(sc->cluster.nodes, 4);
+  EXPECT_EQ(sc->job_types[0].map.mean_ms, 1000);  // a bare number is a fixed time
+  EXPECT_EQ(sc->schedulers[0].label, "fifo");
+}
+
+// One clear line naming the key by its full path.
+TEST(SimScenarioFile, ErrorsNameTheKey) {
+  EXPECT_EQ(ParseError("[network]\nspeed = 3\n").message(), "t.toml: unknown key 'network.speed'");
+  EXPECT_EQ(ParseError("[run]\nend_ms = \"soon\"\n").message(), "t.toml: 'run.end_ms' must be an integer");
+  EXPECT_EQ(ParseError("[data]\nplacement = \"random\"\n").message(),
+            "t.toml: 'data.placement' must be one of uniform, hdfs, round-robin (got 'random')");
+  Status bad_param = ParseError("[[schedulers]]\nname = \"fifo-delay\"\nparams = { delay = 3 }\n");
+  EXPECT_NE(bad_param.message().find("unknown parameter 'delay'"), std::string::npos) << bad_param.message();
+  Status bad_name = ParseError("[[schedulers]]\nname = \"lifo\"\n");
+  EXPECT_NE(bad_name.message().find("unknown scheduler 'lifo'"), std::string::npos);
+  auto no_rate = ParseScenario(R"(
+[[job_types]]
+name = "j"
+map = 1
+[workload]
+jobs = 3
+[[schedulers]]
+name = "fifo"
+)", "t.toml", "", {});
+  EXPECT_EQ(no_rate.status().message(),
+            "t.toml: workload: give exactly one of mean_interarrival_ms, load, task_rate_per_s");
+  EXPECT_TRUE(ParseScenario("x = ", "t.toml", "", {}).status().IsInvalidArgument());
+}
+
+TEST(SimScenarioFile, OverridesReachTablesAndArrays) {
+  auto sc = ParseScenario(kMinimal, "t.toml", "",
+                          {{"cluster.nodes", "9"},
+                           {"schedulers.0.params.capacity_pad", "0.5"},
+                           {"data.popularity", "skewed"},        // a bare word is a string
+                           {"service.remote_slowdown", "2"}});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ(sc->cluster.nodes, 9);
+  EXPECT_EQ(std::get<double>(sc->schedulers[0].params.at("capacity_pad")), 0.5);
+  EXPECT_EQ(sc->data.popularity, "skewed");
+  EXPECT_EQ(sc->service.remote_slowdown, 2);
+  EXPECT_FALSE(ParseScenario(kMinimal, "t.toml", "", {{"schedulers.3.name", "fair"}}).ok());
+  EXPECT_FALSE(ParseScenario(kMinimal, "t.toml", "", {{"name.x", "1"}}).ok());
+}
+
+TEST(SimScenarioFile, SweepAxes) {
+  auto sc = ParseScenario(std::string(kMinimal) + "[sweep]\n\"workload.load\" = [0.3, 0.55]\n", "t.toml", "", {});
+  ASSERT_TRUE(sc.ok());
+  ASSERT_EQ(sc->sweep.size(), 1u);
+  EXPECT_EQ(sc->sweep[0].second, (std::vector<std::string>{"0.3", "0.55"}));
+  auto axis = ParseSweepAxis("workload.load=0.1,0.2");
+  ASSERT_TRUE(axis.ok());
+  EXPECT_EQ(axis->second.size(), 2u);
+  EXPECT_FALSE(ParseSweepAxis("workload.load").ok());
+}
+
+// The file's sweep runs every value for every scheduler; --set pins an axis.
+TEST(SimRunner, PlanIsTheProductOfAxesAndSchedulers) {
+  const std::string path = testing::TempDir() + "/plan.toml";
+  std::ofstream(path) << kMinimal << "[[schedulers]]\nname = \"fair\"\n"
+                      << "[sweep]\n\"cluster.nodes\" = [2, 3, 5]\n";
+  auto runs = RunScenarioFile(path, {});
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 6u);
+  EXPECT_EQ((*runs)[4].sweep.at("cluster.nodes"), "5");
+  EXPECT_EQ((*runs)[4].node_maps.size(), 5u);
+  PlanOptions pinned;
+  pinned.set = {{"cluster.nodes", "7"}};
+  pinned.params = {{"workload.jobs", {"1", "2"}}};
+  pinned.only = {"fair"};
+  runs = RunScenarioFile(path, pinned);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[1].node_maps.size(), 7u);
+  EXPECT_EQ((*runs)[1].jobs_total, 2);
+  pinned.only = {"nope"};
+  EXPECT_FALSE(RunScenarioFile(path, pinned).ok());
+}
+
+// ---- Every shipped scenario, reduced ----
+
+std::string ScenarioPath(const std::string& name) {
+  const char* src = std::getenv("MR_SOURCE_DIR");
+  return std::string(src ? src : ".") + "/sim/scenarios/" + name + ".toml";
+}
+
+// The reduced size of each shipped scenario (the rest runs as shipped).
+const std::map<std::string, std::vector<Override>>& Reduced() {
+  static const std::map<std::string, std::vector<Override>> reduced = {
+      {"joint-skew", {{"cluster.nodes", "40"}, {"cluster.racks", "4"}, {"workload.duration_ms", "300000"},
+                      {"run.end_ms", "300000"}, {"workload.task_rate_per_s", "8"}}},
+      {"joint-uniform", {{"cluster.nodes", "40"}, {"cluster.racks", "4"}, {"workload.duration_ms", "300000"},
+                         {"run.end_ms", "300000"}, {"workload.task_rate_per_s", "8"}}},
+      {"pandas-uniform", {{"cluster.nodes", "60"}, {"workload.duration_ms", "400000"}, {"workload.load", "0.5"}}},
+      {"pandas-skewed", {{"cluster.nodes", "60"}, {"workload.duration_ms", "400000"}, {"workload.load", "0.5"}}},
+      {"matchmaking", {}},
+      {"joss-small", {}},
+      {"joss-mixed", {}},
+      {"probabilistic", {{"workload.scale", "0.1"}}},
+      {"scale-500", {{"cluster.nodes", "50"}, {"workload.jobs", "500"}}},
+  };
+  return reduced;
+}
+
+std::vector<RunResult> RunReduced(const std::string& name) {
+  PlanOptions o;
+  o.set = Reduced().at(name);
+  auto runs = RunScenarioFile(ScenarioPath(name), o);
+  EXPECT_TRUE(runs.ok()) << runs.status().ToString();
+  if (!runs.ok()) return {};
+  for (const RunResult& r : *runs) {
+    SCOPED_TRACE(r.label);
+    EXPECT_TRUE(r.stopped == "done" || r.stopped == "end_ms") << r.stopped;
+    if (r.stopped == "done") EXPECT_EQ(r.all.jobs, r.jobs_total);
+    EXPECT_GT(r.all.jobs, 0);
+    int64_t on_nodes = 0;
+    for (int64_t m : r.node_maps) on_nodes += m;
+    EXPECT_EQ(on_nodes, r.all.maps_total);
+    const int64_t* l = r.all.maps_level;
+    EXPECT_EQ(l[0] + l[1] + l[2] + l[3], r.all.maps_total);
+  }
+  return std::move(runs).value();
+}
+
+const RunResult& Find(const std::vector<RunResult>& runs, const std::string& label,
+                      const std::string& sweep_value = "") {
+  for (const RunResult& r : runs) {
+    bool match = r.label == label;
+    if (!sweep_value.empty()) {
+      match = match && !r.sweep.empty() && r.sweep.begin()->second == sweep_value;
+    }
+    if (match) return r;
+  }
+  ADD_FAILURE() << "no run " << label << " " << sweep_value;
+  static const RunResult none;
+  return none;
+}
+
+TEST(SimShippedScenarios, EveryFileIsCovered) {
+  for (const auto& entry : std::filesystem::directory_iterator(ScenarioPath("x").substr(0, ScenarioPath("x").size() - 6))) {
+    if (entry.path().extension() != ".toml") continue;
+    EXPECT_TRUE(Reduced().count(entry.path().stem().string())) << entry.path() << " has no reduced run here";
+  }
+}
+
+// Joint §6: the Joint Scheduler routes blocks ahead, so its maps start with
+// their data local; HFS reads some remotely.
+TEST(SimShippedScenarios, JointSkewAndUniform) {
+  for (const char* name : {"joint-skew", "joint-uniform"}) {
+    auto runs = RunReduced(name);
+    const RunResult& js = Find(runs, "JS");
+    EXPECT_GT(js.prefetches, 0);
+    EXPECT_GT(Rate(js.all.maps_level[0], js.all.maps_total), 0.95);
+    EXPECT_EQ(Find(runs, "HFS").prefetches, 0);
+  }
+}
+
+// Pandas §VII: Pandas queues maps at their local nodes; FIFO takes the head
+// job's maps wherever a slot frees.
+TEST(SimShippedScenarios, Pandas) {
+  for (const char* name : {"pandas-uniform", "pandas-skewed"}) {
+    auto runs = RunReduced(name);
+    EXPECT_GT(Rate(Find(runs, "Pandas FIFO").all.maps_level[0], Find(runs, "Pandas FIFO").all.maps_total),
+              Rate(Find(runs, "FIFO").all.maps_level[0], Find(runs, "FIFO").all.maps_total));
+  }
+}
+
+// Matchmaking §IV: delay scheduling's locality grows with D.
+TEST(SimShippedScenarios, Matchmaking) {
+  auto runs = RunReduced("matchmaking");
+  EXPECT_EQ(runs.size(), 12u);
+  const RunResult& d03 = Find(runs, "fifo-delay D=0.3s");
+  const RunResult& d30 = Find(runs, "fifo-delay D=30s");
+  EXPECT_GT(Rate(d30.all.maps_level[0], d30.all.maps_total), Rate(d03.all.maps_level[0], d03.all.maps_total));
+}
+
+// JoSS §4.2 policy B keeps a small map-heavy job's maps in the datacenters
+// holding its blocks; policy A a small reduce-heavy job's reduce input.
+TEST(SimShippedScenarios, Joss) {
+  auto runs = RunReduced("joss-small");
+  const Tally& wc = Find(runs, "JoSS-T").by_type.at("wc");
+  EXPECT_LT(Rate(wc.maps_level[3], wc.maps_total), 0.05);
+  EXPECT_GT(ReduceDataLocality(Find(runs, "JoSS-T").by_type.at("permu")), 0.95);
+  RunReduced("joss-mixed");
+}
+
+TEST(SimShippedScenarios, ProbabilisticAndScale) {
+  auto runs = RunReduced("probabilistic");
+  EXPECT_EQ(runs.size(), 6u);  // three batches, two schedulers
+  EXPECT_EQ(Find(runs, "Fair", "grep").jobs_total, 10);
+  RunReduced("scale-500");
+}
+
+}  // namespace
+}  // namespace mr::sim
