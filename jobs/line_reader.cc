@@ -61,7 +61,11 @@ Result<int64_t> LineReader::FindNewline(int64_t from) {
     buf_.erase(0, from - buf_start_);
     buf_start_ = from;
     scanned = buf_.size();
-    const int64_t n = std::min(buffer_bytes_, file_length_ - next);
+    // Inside the split, read up to its end (one block, never a little of
+    // the next); past it, in small steps: only the last line's tail (and
+    // lookahead lines) is wanted there, and it may come over the network.
+    int64_t n = std::min(buffer_bytes_, file_length_ - next);
+    n = next < end_ ? std::min(n, end_ - next) : std::min(n, kPastEndStepBytes);
     chunk_.clear();
     MR_RETURN_IF_ERROR(read_(next, n, &chunk_));
     if (static_cast<int64_t>(chunk_.size()) != n) {

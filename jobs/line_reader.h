@@ -38,6 +38,8 @@ class LineReader {
   using ReadFn = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
 
   static constexpr int64_t kDefaultBufferBytes = 1 << 20;
+  // Bytes read at a time past the split's end (a DFS checksum chunk).
+  static constexpr int64_t kPastEndStepBytes = 64 << 10;
 
   // REQUIRES: 0 <= start <= end, lookahead >= 0, buffer_bytes >= 1.
   // `end` may exceed file_length (the split is then cut at the file's end).

@@ -239,3 +239,37 @@ TEST(LineReaderTest, ReadsInBufferSizedChunks) {
 
 }  // namespace
 }  // namespace mr::jobs
+
+namespace mr::jobs {
+namespace {
+
+TEST(LineReaderTest, StopsItsReadsAtTheSplitEndAndReadsLittlePastIt) {
+  // A 1 MiB buffer over a split of 256 KiB: reads stay inside the split (a
+  // block) until its end, then go on in kPastEndStepBytes steps to finish
+  // the last line, instead of fetching a whole buffer of the next block.
+  std::string data;
+  while (data.size() < (2 << 20)) data += std::string(99, 'x') + "\n";
+  std::vector<std::pair<int64_t, int64_t>> reads;
+  const int64_t end = 256 << 10;
+  LineReader reader(
+      [&](int64_t offset, int64_t n, std::string* out) {
+        reads.emplace_back(offset, n);
+        *out = data.substr(offset, n);
+        return Status::OK();
+      },
+      data.size(), 0, end, 0);
+  std::string_view line;
+  int64_t offset;
+  bool in_split;
+  while (*reader.Next(&line, &offset, &in_split)) {
+  }
+  int64_t past_end = 0;
+  for (const auto& [off, n] : reads) {
+    EXPECT_TRUE(off + n <= end || off >= end) << "a read straddles the split end at " << off;
+    if (off >= end) past_end += n;
+  }
+  EXPECT_LE(past_end, LineReader::kPastEndStepBytes);
+}
+
+}  // namespace
+}  // namespace mr::jobs
