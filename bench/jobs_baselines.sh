@@ -50,7 +50,7 @@ done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "jobs_baselines: --runs must be a positive number" >&2; exit 2; }
 
 # Added to by the engine side (e.g. mr-master mr-worker), built with the rest.
-ENGINE_TARGETS=()
+ENGINE_TARGETS=(mr-master mr-worker)
 
 "$ROOT/deploy/install-deps.sh"
 "$ROOT/bench/install-bench-deps.sh"
@@ -132,27 +132,44 @@ gnu_sort() { LC_ALL=C sort --parallel=2 -S 4G "$FILE" -o "$WORK/sorted.txt"; }
 grep_count() { LC_ALL=C grep -c -- "$grep_word" "$FILE"; }
 
 # ---------------------------------------------------------------------------
-# ENGINE RUNS: TODO (issue 3, engine side; not part of the baselines).
-#
-# Called after the baselines, with FILE (the input), BYTES, and WC_REF (the
-# sorted word\tcount output of wc_tight on FILE, the oracle). Intended:
-#
-#   CLUSTER="$WORK/cluster"   # cleanup() stops it on exit
-#   "$ROOT/deploy/local-cluster.sh" up --workers 2 --datacenters 1 --dir "$CLUSTER"
-#   M=("$MRCTL" --config "$CLUSTER/cluster.toml")
-#   "${M[@]}" dfs put "$FILE" /bench/in
-#   engine_wordcount() {
-#     "${M[@]}" job run wordcount --input /bench/in --output "/bench/out-$1" --wait
-#   }
-#   time_median engine_wordcount "$BYTES" engine_wordcount
-#   cmp <("${M[@]}" dfs cat /bench/out-1 | LC_ALL=C sort) "$WC_REF"
-#   (likewise grep against grep_count, sort against $WORK/sorted.txt)
-#
-# and add mr-master mr-worker to ENGINE_TARGETS above. Results land in the
-# same JSON and table (the table's last column is throughput relative to
-# wc_tight_2t); ratio() gives the others (vs wc_mrmpi_2p, grep_count, gnu_sort).
+# ENGINE RUNS: the same input in the DFS of a local cluster of 2 workers in
+# one datacenter (2 map slots and 1 reduce slot each, 64 MiB blocks,
+# replication 1), output written to the DFS; each run submitted with
+# `mrctl job run ... --wait`, so a figure is submit-to-committed-output.
+# Each output is checked: WordCount against wc_tight's, Sort against GNU
+# sort's, Grep's count against `grep -o WORD | wc -l`.
+engine_wordcount() { "${M[@]}" job run wordcount -i /bench/in -o "/bench/wc-$1" -r 2 --wait >/dev/null; }
+engine_grep() { "${M[@]}" job run grep -i /bench/in -o "/bench/grep-$1" -r 1 -p "pattern=$grep_word" --wait >/dev/null; }
+engine_sort() { "${M[@]}" job run sort -i /bench/in -o "/bench/sort-$1" -r 2 --wait >/dev/null; }
 engine_runs() {
-  :
+  CLUSTER="$WORK/cluster"  # cleanup() stops it on exit
+  "$ROOT/deploy/local-cluster.sh" up --workers 2 --datacenters 1 --replication 1 \
+    --block-size $((64 << 20)) --dir "$CLUSTER" >/dev/null
+  M=("$MRCTL" --config "$CLUSTER/cluster.toml")
+  "${M[@]}" dfs put "$FILE" /bench/in
+  time_median engine_wordcount "$BYTES" engine_wordcount
+  cmp -s <("${M[@]}" dfs cat /bench/wc-1 | LC_ALL=C sort) "$WC_REF" ||
+    { echo "jobs_baselines: engine wordcount output differs from wc_tight's" >&2; exit 1; }
+  time_median engine_grep "$BYTES" engine_grep
+  local want
+  want=$(LC_ALL=C grep -o -- "$grep_word" "$FILE" | wc -l)
+  [[ "$("${M[@]}" dfs cat /bench/grep-1)" == "$grep_word"$'\t'"$want" ]] ||
+    { echo "jobs_baselines: engine grep count differs from grep -o | wc -l ($want)" >&2; exit 1; }
+  time_median engine_sort "$BYTES" engine_sort
+  cmp -s <("${M[@]}" dfs cat /bench/sort-1) "$WORK/sorted.txt" ||
+    { echo "jobs_baselines: engine sort output differs from GNU sort's" >&2; exit 1; }
+  "$ROOT/deploy/local-cluster.sh" down --dir "$CLUSTER" >/dev/null
+  CLUSTER=""
+  {
+    echo
+    echo "| target | measured | met |"
+    echo "|---|---:|---|"
+    local r
+    r=$(ratio engine_wordcount wc_tight_2t); printf '| WordCount ≥ 0.40 × wc_tight 2t | %.2f | %s |\n' "$r" "$(bc -l <<<"$r >= 0.40" | sed 's/1/yes/;s/0/no/')"
+    r=$(ratio engine_wordcount wc_mrmpi_2p); printf '| WordCount ≥ 4 × MR-MPI | %.2f | %s |\n' "$r" "$(bc -l <<<"$r >= 4" | sed 's/1/yes/;s/0/no/')"
+    r=$(ratio engine_grep grep_count); printf '| Grep ≥ 0.35 × grep -c | %.2f | %s |\n' "$r" "$(bc -l <<<"$r >= 0.35" | sed 's/1/yes/;s/0/no/')"
+    r=$(ratio gnu_sort engine_sort); printf '| Sort time ≤ 1.5 × GNU sort | %.2f × | %s |\n' "$r" "$(bc -l <<<"$r <= 1.5" | sed 's/1/yes/;s/0/no/')"
+  } >"$WORK/targets.md"
 }
 
 # ---------------------------------------------------------------------------
@@ -209,11 +226,12 @@ jq -n --slurpfile r "$WORK/results.jsonl" \
    results: $r}' >"$out/jobs_baselines.json"
 
 {
-  echo "| measurement (median of $runs, $(numfmt --to=iec "$BYTES")B generated text) | seconds | MB/s | counting only, MB/s | vs wc_tight 2t |"
+  echo "| measurement (median of $runs, $(numfmt --to=iec-i --suffix=B "$BYTES") generated text) | seconds | MB/s | counting only, MB/s | vs wc_tight 2t |"
   echo "|---|---:|---:|---:|---:|"
   jq -r '.results as $r | ($r[] | select(.name == "wc_tight_2t") | .median_seconds) as $base |
     $r[] | "| \(.name) | \(.median_seconds * 100 | round / 100) | \(.mb_per_s | round) | \(
       if .count_mb_per_s then (.count_mb_per_s | round | tostring) else "—" end) | \(
       $base / .median_seconds * 100 | round) % |"' "$out/jobs_baselines.json"
+  [[ -f "$WORK/targets.md" ]] && cat "$WORK/targets.md"
 } | tee "$out/jobs_baselines.md"
 echo "jobs_baselines: wrote $out/jobs_baselines.json" >&2
