@@ -52,8 +52,8 @@ void Legend(std::ostringstream& os, const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i) {
     const double y = kTop + 10 + 18 * static_cast<double>(i);
     os << "<rect x=\"" << kLeft + kPlotW + 12 << "\" y=\"" << Num(y - 8) << "\" width=\"12\" height=\"10\" fill=\""
-       << kColors[i % 8] << "\"/>\n<text x=\"" << kLeft + kPlotW + 30 << "\" y=\"" << Num(y)
-       << "\">" << Escape(names[i]) << "</text>\n";
+       << kColors[i % 8] << "\"/>\n<text x=\"" << kLeft + kPlotW + 30 << "\" y=\"" << Num(y) << "\""
+       << (names[i].size() > 18 ? " font-size=\"9\"" : "") << ">" << Escape(names[i]) << "</text>\n";
   }
 }
 
