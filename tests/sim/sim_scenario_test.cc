@@ -113,6 +113,45 @@ TEST(SimRunner, PlanIsTheProductOfAxesAndSchedulers) {
   EXPECT_FALSE(RunScenarioFile(path, pinned).ok());
 }
 
+// A trace gives submit times, types and sizes; relative paths start at the
+// scenario's directory.
+TEST(SimRunner, TraceWorkloadAndCsvOutput) {
+  const std::string dir = testing::TempDir() + "/trace";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/jobs.csv") << "submit_ms,type,maps,reduces\n# a comment\n0,j,2,1\n5000,j,3,0\n";
+  std::ofstream(dir + "/t.toml") << R"(
+[cluster]
+nodes = 4
+[[job_types]]
+name = "j"
+map = 1000
+reduce = 1000
+[workload]
+arrival = "trace"
+trace = "jobs.csv"
+[[schedulers]]
+name = "fifo"
+)";
+  auto runs = RunScenarioFile(dir + "/t.toml", {});
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  const RunResult& r = runs->at(0);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[1].submit_ms, 5000);
+  EXPECT_EQ(r.jobs[1].maps, 3);
+  EXPECT_EQ(r.jobs[1].reduces, 0);
+  EXPECT_EQ(r.all.maps_total, 5);
+  ASSERT_TRUE(WriteCsv(dir + "/csv", *runs).ok());
+  std::ifstream jobs(dir + "/csv/jobs.csv");
+  std::string header, first;
+  std::getline(jobs, header);
+  std::getline(jobs, first);
+  EXPECT_EQ(header, "run,job,type,maps,reduces,submit_ms,finish_ms,jtt_ms");
+  EXPECT_EQ(first.substr(0, 12), "0,0,j,2,1,0,");
+  for (const char* f : {"runs.csv", "backlog.csv"}) EXPECT_TRUE(std::filesystem::exists(dir + "/csv/" + f));
+  std::ofstream(dir + "/jobs.csv") << "0,j,zero\n";
+  EXPECT_NE(RunScenarioFile(dir + "/t.toml", {}).status().message().find("jobs.csv:1: expected"), std::string::npos);
+}
+
 // ---- Every shipped scenario, reduced ----
 
 std::string ScenarioPath(const std::string& name) {
