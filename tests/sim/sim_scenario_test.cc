@@ -186,7 +186,9 @@ std::vector<RunResult> RunReduced(const std::string& name) {
   for (const RunResult& r : *runs) {
     SCOPED_TRACE(r.label);
     EXPECT_TRUE(r.stopped == "done" || r.stopped == "end_ms") << r.stopped;
-    if (r.stopped == "done") EXPECT_EQ(r.all.jobs, r.jobs_total);
+    if (r.stopped == "done") {
+      EXPECT_EQ(r.all.jobs, r.jobs_total);
+    }
     EXPECT_GT(r.all.jobs, 0);
     int64_t on_nodes = 0;
     for (int64_t m : r.node_maps) on_nodes += m;
