@@ -91,7 +91,8 @@ struct JobClass {
 };
 
 struct WorkloadSpec {
-  // Arrivals: poisson | lognormal | fixed | trace. Default: poisson
+  // Arrivals: poisson (exponential gaps; "exponential" is accepted too) |
+  // lognormal | fixed | trace. Default: poisson
   std::string arrival = "poisson";
   // Exactly one rate for poisson: mean_interarrival_ms, or load (offered map
   // work ÷ map slots, Pandas' load), or task_rate_per_s (maps per second,

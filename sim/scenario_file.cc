@@ -270,7 +270,8 @@ Status ReadWorkload(const Reader& r, WorkloadSpec* w) {
                              "task_rate_per_s", "jobs", "duration_ms", "sizes", "mix", "classes",
                              "keep_order", "batch", "scale", "trace", "slowstart",
                              "fp_known_at_start"}));
-  MR_RETURN_IF_ERROR(r.OneOf("arrival", {"poisson", "lognormal", "fixed", "trace"}, &w->arrival));
+  MR_RETURN_IF_ERROR(r.OneOf("arrival", {"poisson", "exponential", "lognormal", "fixed", "trace"}, &w->arrival));
+  if (w->arrival == "exponential") w->arrival = "poisson";  // exponential gaps: the same process
   MR_RETURN_IF_ERROR(r.Double("mean_interarrival_ms", 0, kBig, &w->mean_interarrival_ms));
   MR_RETURN_IF_ERROR(r.Double("sd_interarrival_ms", 0, kBig, &w->sd_interarrival_ms));
   MR_RETURN_IF_ERROR(r.Double("load", 0, 10, &w->load));

@@ -75,6 +75,10 @@ TEST(SimScenarioFile, OverridesReachTablesAndArrays) {
   EXPECT_EQ(std::get<double>(sc->schedulers[0].params.at("capacity_pad")), 0.5);
   EXPECT_EQ(sc->data.popularity, "skewed");
   EXPECT_EQ(sc->service.remote_slowdown, 2);
+  auto exp = ParseScenario(kMinimal, "t.toml", "", {{"workload.arrival", "exponential"},
+                                                    {"workload.mean_interarrival_ms", "14000"}});
+  ASSERT_TRUE(exp.ok()) << exp.status().ToString();
+  EXPECT_EQ(exp->workload.arrival, "poisson");
   EXPECT_FALSE(ParseScenario(kMinimal, "t.toml", "", {{"schedulers.3.name", "fair"}}).ok());
   EXPECT_FALSE(ParseScenario(kMinimal, "t.toml", "", {{"name.x", "1"}}).ok());
 }
