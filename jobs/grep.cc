@@ -61,6 +61,8 @@ class Grep : public Job {
   }
 
   bool has_combiner() const override { return true; }
+  // Combine is Reduce: exactly SumCounts, so map tasks may count in a hash table.
+  CombinerKind combiner_kind() const override { return CombinerKind::kSumCounts; }
 
  private:
   std::unique_ptr<RE2> re_;

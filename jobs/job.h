@@ -9,7 +9,9 @@
 // and for a reduce task
 //     Configure(params) → Reduce(key, values, out) for each key, in bytewise key order → FinishReduce(out)
 // The combiner, when the job has one, runs inside the map task on sorted
-// runs of map output, before they are spilled.
+// runs of map output, before they are spilled. A job whose combiner sums
+// decimal counts says so (combiner_kind()), and the map task may then count
+// in a hash table instead of sorting every pair.
 //
 // Lines: the input is read as lines ending in '\n' (the '\n' is not part of
 // the line; a final line without '\n' counts). A map task reads the lines
@@ -74,6 +76,22 @@ struct ParamSpec {
   std::string help;
 };
 
+// What a job's Combine computes (Job::combiner_kind()), so that the map task
+// may compute it another way.
+enum class CombinerKind {
+  // Anything: Combine is called on sorted runs of map output.
+  kGeneric,
+  // Combine(key, values, out) emits exactly one pair, (key,
+  // std::to_string(SumCounts(values))) (jobs/job_util.h): the int64 sum of the
+  // values that are decimal integers, wrapping on overflow. The map task then
+  // keeps one count per key in a hash table (in-mapper combining: Lin & Dyer,
+  // "Data-Intensive Text Processing with MapReduce", §3.1) and writes those
+  // counts where sorted runs of pairs would go; Combine still merges spills,
+  // and map output that is not a decimal integer is sorted and combined as
+  // for kGeneric (docs/map-output-format.md, "Counting combiner").
+  kSumCounts,
+};
+
 class Job {
  public:
   virtual ~Job() = default;
@@ -97,6 +115,10 @@ class Job {
   virtual void Combine(std::string_view key, ValueStream& values, Emitter& out) {
     Reduce(key, values, out);
   }
+  // What Combine computes; only asked when has_combiner(). Default: kGeneric.
+  // A job returns kSumCounts only if its Combine is exactly that sum: the
+  // output is then the same, only faster.
+  virtual CombinerKind combiner_kind() const { return CombinerKind::kGeneric; }
 
   // Which of `reducers` (≥ 1) reduce tasks receives `key`. Default: a hash
   // of the key (XXH3-64 mod reducers), stable across machines.

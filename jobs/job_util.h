@@ -33,16 +33,20 @@ void ForEachWord(std::string_view line, Fn&& fn) {
 }
 
 // The sum of decimal counts, as Map and Combine emit them. A value that is
-// not a decimal integer adds nothing (jobs only sum values they wrote).
+// not a decimal int64 (std::from_chars: an optional '-', digits, nothing
+// else, in range) adds nothing (jobs only sum values they wrote). The sum
+// wraps modulo 2^64, so partial sums add up to the same total in any order.
+// A job whose Combine emits (key, std::to_string(SumCounts(values))) declares
+// CombinerKind::kSumCounts (jobs/job.h); the map side then sums the same way.
 inline int64_t SumCounts(ValueStream& values) {
-  int64_t sum = 0;
+  uint64_t sum = 0;
   std::string_view v;
   while (values.Next(&v)) {
     int64_t n = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec == std::errc() && end == v.data() + v.size()) sum += n;
+    if (ec == std::errc() && end == v.data() + v.size()) sum += static_cast<uint64_t>(n);
   }
-  return sum;
+  return static_cast<int64_t>(sum);
 }
 
 // Parameter `name`, or "" when it is absent. ResolveParams() fills in

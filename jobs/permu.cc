@@ -60,6 +60,8 @@ class Permu : public Job {
   }
 
   bool has_combiner() const override { return combiner_; }
+  // Combine is Reduce: exactly SumCounts, so map tasks may count in a hash table.
+  CombinerKind combiner_kind() const override { return CombinerKind::kSumCounts; }
   int lookahead_lines() const override { return 2; }
 
  private:

@@ -39,6 +39,8 @@ class WordCount : public Job {
   }
 
   bool has_combiner() const override { return combiner_; }
+  // Combine is Reduce: exactly SumCounts, so map tasks may count in a hash table.
+  CombinerKind combiner_kind() const override { return CombinerKind::kSumCounts; }
 
  private:
   bool combiner_ = true;

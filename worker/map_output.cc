@@ -14,10 +14,13 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <utility>
+
+#include "worker/map_aggregate.h"
 
 namespace mr::worker {
 namespace {
@@ -542,10 +545,15 @@ std::atomic<uint64_t> g_run_seq{0};
 }  // namespace
 
 struct MapOutputBuffer::Impl {
-  explicit Impl(const MapOutputOptions& o) : options(o), compressor(o.zstd_level) {}
+  explicit Impl(const MapOutputOptions& o) : options(o), compressor(o.zstd_level) {
+    if (o.sum_counts) counts = std::make_unique<CountTable>(o.sort_buffer_bytes);
+  }
 
   MapOutputOptions options;
   Compressor compressor;
+  // With sum_counts, until a value is not a count: the buffer is this table
+  // and arena and index stay empty.
+  std::unique_ptr<CountTable> counts;
   std::string arena;
   std::vector<Entry> index;
   int64_t buffered_bytes = 0;      // accounted: key + value + kRecordOverhead per record
@@ -590,15 +598,109 @@ struct MapOutputBuffer::Impl {
     return run;
   }
 
-  Status Add(int partition, std::string_view key, std::string_view value) {
+  bool BufferEmpty() const { return counts ? counts->empty() : index.empty(); }
+
+  // Why Add must refuse the record; OK when it need not.
+  Status CheckAdd(std::string_view key, std::string_view value) const {
     if (finished) return Status::FailedPrecondition("MapOutputBuffer::Add after Finish");
     if (!failed.ok()) return failed;
-    if (partition < 0 || partition >= options.partitions) {
-      return Status::InvalidArgument("partition " + std::to_string(partition) + " out of range");
-    }
     if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
       return Status::InvalidArgument("map output key or value over 4 GiB");
     }
+    return Status::OK();
+  }
+  bool AddAllowed(std::string_view key, std::string_view value) const {
+    return !finished && failed.ok() && key.size() <= UINT32_MAX && value.size() <= UINT32_MAX;
+  }
+
+  Result<int> PartitionOf(std::string_view key) const {
+    if (!options.partition) {
+      return Status::FailedPrecondition("MapOutputBuffer::Add(key, value) needs options.partition");
+    }
+    const int p = options.partition(key);
+    if (p < 0 || p >= options.partitions) {
+      return Status::Internal("partition function gave " + std::to_string(p) + " for " +
+                              std::to_string(options.partitions) + " partitions");
+    }
+    return p;
+  }
+
+  // Runs fn (one of the Adds below); an exception (std::bad_alloc, or one
+  // from options.partition) fails the buffer. Out of line, so that the hot
+  // path of MapOutputBuffer::Add stays small.
+  template <typename Fn>
+  [[gnu::noinline]] Status Guard(const Fn& fn) {
+    try {
+      return fn();
+    } catch (const std::exception& e) {
+      failed = Status::Internal(std::string("MapOutputBuffer::Add: ") + e.what());
+      return failed;
+    }
+  }
+
+  // With sum_counts, a record whose value is count n: the hot path of a
+  // counting job. kAnyPartition: options.partition gives the partition, asked
+  // only when the key is new to the table.
+  Status Count(uint32_t partition, std::string_view key, std::string_view value, int64_t n) {
+    CountRecord(key, value);
+    uint64_t hash;
+    if (counts->Increment(partition, key, n, &hash)) return Status::OK();
+    return Guard([&]() -> Status {
+      if (partition == CountTable::kAnyPartition) {
+        MR_ASSIGN_OR_RETURN(const int p, PartitionOf(key));
+        partition = static_cast<uint32_t>(p);
+      }
+      return InsertCount(partition, key, hash, n);
+    });
+  }
+
+  // Add(key, value) off the hot path.
+  Status Add(std::string_view key, std::string_view value) {
+    if (!AddAllowed(key, value)) return CheckAdd(key, value);
+    MR_ASSIGN_OR_RETURN(const int p, PartitionOf(key));
+    return Add(p, key, value);
+  }
+
+  // Add(partition, key, value) off the hot path.
+  Status Add(int partition, std::string_view key, std::string_view value) {
+    if (!AddAllowed(key, value)) return CheckAdd(key, value);
+    if (partition < 0 || partition >= options.partitions) {
+      return Status::InvalidArgument("partition " + std::to_string(partition) + " out of range");
+    }
+    if (counts) {
+      int64_t n;
+      if (ParseCount(value, &n)) return Count(static_cast<uint32_t>(partition), key, value, n);
+      MR_RETURN_IF_ERROR(StopCounting());
+    }
+    return Buffer(partition, key, value);
+  }
+
+  // The statistics count every record as if it had been buffered.
+  void CountRecord(std::string_view key, std::string_view value) {
+    stats.raw_bytes_in += static_cast<int64_t>(key.size() + value.size());
+    stats.records_in++;
+  }
+
+  // A new key for the count table; spills first when the table is full.
+  Status InsertCount(uint32_t partition, std::string_view key, uint64_t hash, int64_t n) {
+    if (!counts->Insert(partition, key, hash, n)) {
+      MR_RETURN_IF_ERROR(SpillToRun());
+      counts->Insert(partition, key, hash, n);  // an empty table takes any key
+    }
+    if (counts->full()) MR_RETURN_IF_ERROR(SpillToRun());
+    return Status::OK();
+  }
+
+  // A value that is not a count: spills what was counted, and buffers every
+  // record from now on (the combiner still sums them at spill and merge).
+  Status StopCounting() {
+    if (!counts->empty()) MR_RETURN_IF_ERROR(SpillToRun());
+    counts.reset();
+    return Status::OK();
+  }
+
+  // Appends one record to the sort buffer; spills when it is full.
+  Status Buffer(int partition, std::string_view key, std::string_view value) {
     int64_t size = static_cast<int64_t>(key.size() + value.size());
     if (!index.empty() && buffered_bytes + size + kRecordOverhead > options.sort_buffer_bytes) {
       MR_RETURN_IF_ERROR(SpillToRun());
@@ -616,8 +718,7 @@ struct MapOutputBuffer::Impl {
     arena.append(key);
     arena.append(value);
     buffered_bytes += size + kRecordOverhead;
-    stats.raw_bytes_in += size;
-    stats.records_in++;
+    CountRecord(key, value);
     if (buffered_bytes >= options.sort_buffer_bytes) MR_RETURN_IF_ERROR(SpillToRun());
     return Status::OK();
   }
@@ -637,9 +738,39 @@ struct MapOutputBuffer::Impl {
     });
   }
 
-  // Sorts the buffer and writes one segment per partition to `fd`, combining
-  // runs of equal keys; then empties the buffer.
+  // Sorts the buffer (records or counts) and writes one segment per partition
+  // to `fd`; then empties the buffer.
   Status WriteBuffer(int fd, const std::string& path, std::vector<SegmentInfo>* segments) {
+    return counts ? WriteCounts(fd, path, segments) : WriteRecords(fd, path, segments);
+  }
+
+  // The count table as records (key, decimal count), what the combiner would
+  // have made of the records they count.
+  Status WriteCounts(int fd, const std::string& path, std::vector<SegmentInfo>* segments) {
+    counts->Sort();
+    stats.spills++;
+    const size_t n = counts->size();
+    size_t i = 0;
+    int64_t offset = 0;
+    char digits[24];
+    for (int p = 0; p < options.partitions; ++p) {
+      FrameWriter w(&compressor, fd, path, offset);
+      for (; i < n; ++i) {
+        const CountTable::Entry e = counts->entry(i);
+        if (e.partition != static_cast<uint32_t>(p)) break;
+        const char* end = std::to_chars(digits, digits + sizeof digits, e.count).ptr;
+        MR_RETURN_IF_ERROR(w.Add(e.key, std::string_view(digits, end - digits)));
+      }
+      MR_ASSIGN_OR_RETURN(SegmentInfo info, w.Finish());
+      offset += info.compressed_bytes;
+      segments->push_back(info);
+    }
+    counts->Clear();
+    return Status::OK();
+  }
+
+  // Sorts the records and writes them, combining runs of equal keys.
+  Status WriteRecords(int fd, const std::string& path, std::vector<SegmentInfo>* segments) {
     SortIndex();
     stats.spills++;
     const size_t n = index.size();
@@ -776,16 +907,17 @@ struct MapOutputBuffer::Impl {
     std::vector<SegmentInfo> segments;
     if (runs.empty()) {  // all in memory (or nothing): one pass straight to the output
       MR_ASSIGN_OR_RETURN(UniqueFd fd, CreateFile(tmp, /*exclusive=*/false));
-      if (index.empty()) {
+      if (BufferEmpty()) {
         segments.assign(options.partitions, SegmentInfo{});
       } else {
         MR_RETURN_IF_ERROR(WriteBuffer(fd.get(), tmp, &segments));
       }
       MR_RETURN_IF_ERROR(fd.Close(tmp));
     } else {
-      if (!index.empty()) MR_RETURN_IF_ERROR(SpillToRun());
+      if (!BufferEmpty()) MR_RETURN_IF_ERROR(SpillToRun());
       std::string().swap(arena);  // the merge needs no sort buffer
       std::vector<Entry>().swap(index);
+      counts.reset();
       while (runs.size() > kMergeFactor) MR_RETURN_IF_ERROR(MergePass());
       MR_ASSIGN_OR_RETURN(UniqueFd fd, CreateFile(tmp, /*exclusive=*/false));
       MR_RETURN_IF_ERROR(MergeRuns(runs, fd.get(), tmp, &segments));
@@ -804,6 +936,9 @@ Result<std::unique_ptr<MapOutputBuffer>> MapOutputBuffer::Create(const MapOutput
   if (options.partitions < 1) return Status::InvalidArgument("partitions must be >= 1");
   if (options.sort_buffer_bytes < 1) {
     return Status::InvalidArgument("sort_buffer_bytes must be >= 1");
+  }
+  if (options.sum_counts && !options.combiner) {
+    return Status::InvalidArgument("sum_counts needs a combiner (it merges the runs)");
   }
   if (options.zstd_level < ZSTD_minCLevel() || options.zstd_level > ZSTD_maxCLevel()) {
     return Status::InvalidArgument("zstd_level " + std::to_string(options.zstd_level) +
@@ -824,13 +959,25 @@ MapOutputBuffer::~MapOutputBuffer() {
   for (const std::string& path : impl_->files) ::unlink(path.c_str());
 }
 
+// Both Adds check for the hot path of a counting job inline and leave the
+// rest to Impl, through Guard.
 Status MapOutputBuffer::Add(int partition, std::string_view key, std::string_view value) {
-  try {
-    return impl_->Add(partition, key, value);
-  } catch (const std::exception& e) {  // std::bad_alloc, mostly
-    impl_->failed = Status::Internal(std::string("MapOutputBuffer::Add: ") + e.what());
-    return impl_->failed;
+  Impl& m = *impl_;
+  int64_t n;
+  if (m.counts && m.AddAllowed(key, value) && partition >= 0 && partition < m.options.partitions &&
+      ParseCount(value, &n)) {
+    return m.Count(static_cast<uint32_t>(partition), key, value, n);
   }
+  return m.Guard([&] { return m.Add(partition, key, value); });
+}
+
+Status MapOutputBuffer::Add(std::string_view key, std::string_view value) {
+  Impl& m = *impl_;
+  int64_t n;
+  if (m.counts && m.AddAllowed(key, value) && ParseCount(value, &n)) {
+    return m.Count(CountTable::kAnyPartition, key, value, n);
+  }
+  return m.Guard([&] { return m.Add(key, value); });
 }
 
 Result<MapOutputIndex> MapOutputBuffer::Finish(const std::string& output_path) {

@@ -15,6 +15,11 @@
 // in key order. Run files use the same segment format. Record values larger
 // than the buffer are allowed (a buffer with one record spills it alone).
 //
+// With `sum_counts` (a combiner known to sum decimal counts), the buffer
+// keeps one count per (partition, key) in a hash table instead of every
+// record (map_aggregate.h) and spills the sorted counts as an ordinary run,
+// so the files, the merge and the readers are the same.
+//
 // Memory is bounded by sort_buffer_bytes (plus one zstd context and I/O
 // buffers); inputs far larger than RAM are fine.
 //
@@ -55,11 +60,26 @@ using NextValueFn = std::function<bool(std::string_view* value)>;
 using CombineFn =
     std::function<void(std::string_view key, const NextValueFn& next, const EmitFn& emit)>;
 
+// Which partition a key goes to (for Add(key, value)).
+using PartitionFn = std::function<int(std::string_view key)>;
+
 struct MapOutputOptions {
   int partitions = 1;                        // ≥ 1
-  int64_t sort_buffer_bytes = 64 << 20;      // memory for buffered records
+  int64_t sort_buffer_bytes = 64 << 20;      // memory for buffered records (or counts)
   int zstd_level = 1;
   CombineFn combiner;                        // empty = no combiner
+  // The combiner emits, for each key, exactly one record: the key and the
+  // decimal int64 sum, wrapping, of those of its values that are decimal
+  // integers (jobs::SumCounts; jobs::CombinerKind::kSumCounts). The buffer
+  // then counts in a hash table and calls the combiner only to merge runs; a
+  // value that is not a decimal integer makes it spill its counts and buffer
+  // records from then on. Same output either way. REQUIRES: combiner set.
+  // Default: false.
+  bool sum_counts = false;
+  // Partition of a key, for Add(key, value): called once per record, or with
+  // sum_counts once per distinct key between spills. Must return
+  // 0 <= p < partitions and depend on the key only. Default: none.
+  PartitionFn partition;
   std::string spill_dir;                     // where run files go (removed by Finish or destruction)
 };
 
@@ -70,6 +90,11 @@ class MapOutputBuffer {
 
   // REQUIRES: 0 <= partition < partitions. May spill (IOError on disk trouble).
   Status Add(int partition, std::string_view key, std::string_view value);
+  // Add(options.partition(key), key, value), calling options.partition less
+  // often (see there). Internal when it returns a partition out of range.
+  // REQUIRES: options.partition is set; a buffer with sum_counts that also
+  // gets Add(partition, ...) gets the partition options.partition gives.
+  Status Add(std::string_view key, std::string_view value);
 
   // Merges everything into `output_path` (written to a temporary name and
   // renamed) and returns its index. The buffer cannot be used afterwards.

@@ -47,36 +47,24 @@ class ChunkedOutput : public jobs::Emitter {
   int64_t bytes_ = 0;
 };
 
-// Map output for reducers >= 1: counts raw bytes, partitions, Add()s.
-class PartitionedOutput : public jobs::Emitter {
+// Map output for reducers >= 1: Add()s each pair to the buffer, which
+// partitions it (with Job::Partition, options.partition) and counts it.
+class PartitionedOutput final : public jobs::Emitter {
  public:
-  PartitionedOutput(const Job& job, int reducers, MapOutputBuffer* buffer)
-      : job_(job), reducers_(reducers), buffer_(buffer) {}
+  explicit PartitionedOutput(MapOutputBuffer* buffer) : buffer_(buffer) {}
 
   void Emit(std::string_view key, std::string_view value) override {
-    raw_bytes_ += static_cast<int64_t>(key.size() + value.size());
-    ++records_;
     if (!status_.ok()) return;
-    const int p = job_.Partition(key, reducers_);
-    if (p < 0 || p >= reducers_) {
-      status_ = Status::Internal("Partition() gave " + std::to_string(p) + " for " +
-                                 std::to_string(reducers_) + " reducers");
-      return;
-    }
-    status_ = buffer_->Add(p, key, value);  // copies key and value
+    Status s = buffer_->Add(key, value);  // copies key and value
+    if (!s.ok()) status_ = std::move(s);
   }
 
+  // The first error of Add.
   const Status& status() const { return status_; }
-  int64_t raw_bytes() const { return raw_bytes_; }
-  int64_t records() const { return records_; }
 
  private:
-  const Job& job_;
-  const int reducers_;
   MapOutputBuffer* buffer_;
   Status status_;
-  int64_t raw_bytes_ = 0;
-  int64_t records_ = 0;
 };
 
 // Counts raw bytes on the way to a ChunkedOutput (map-only tasks).
@@ -206,21 +194,26 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
   options.partitions = spec.reducers;
   options.sort_buffer_bytes = spec.sort_buffer_bytes;
   options.spill_dir = spec.work_dir;
+  options.partition = [&job, reducers = spec.reducers](std::string_view key) {
+    return job->Partition(key, reducers);
+  };
   if (job->has_combiner()) {
     options.combiner = [&job](std::string_view key, const NextValueFn& next, const EmitFn& emit) {
       FnValues values(next);
       FnEmitter out(emit);
       job->Combine(key, values, out);
     };
+    options.sum_counts =
+        spec.aggregate_counts && job->combiner_kind() == jobs::CombinerKind::kSumCounts;
   }
   MR_ASSIGN_OR_RETURN(std::unique_ptr<MapOutputBuffer> buffer, MapOutputBuffer::Create(options));
-  PartitionedOutput out(*job, spec.reducers, buffer.get());
+  PartitionedOutput out(buffer.get());
   MR_RETURN_IF_ERROR(MapSplit(spec, read, *job, out, &result));
   MR_RETURN_IF_ERROR(out.status());
   result.output_path = JoinPath(spec.work_dir, "map-output");
   MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));
-  result.raw_output_bytes = out.raw_bytes();
-  result.records_out = out.records();
+  result.raw_output_bytes = result.index.raw_bytes_in;  // every pair, before the combiner
+  result.records_out = result.index.records_in;
   return result;
 }
 

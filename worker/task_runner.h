@@ -11,8 +11,10 @@
 //     per line, then FinishMap.
 //  3. reducers >= 1: each emitted pair goes to partition Partition(key,
 //     reducers) of a MapOutputBuffer (the job's Combine as its combiner when
-//     has_combiner()), whose Finish() writes work_dir/map-output: one zstd
-//     segment per partition, described by the returned index.
+//     has_combiner(); counting in a hash table when combiner_kind() is
+//     kSumCounts and spec.aggregate_counts), whose Finish() writes
+//     work_dir/map-output: one zstd segment per partition, described by the
+//     returned index.
 //     reducers == 0 (map-only): each pair goes, in emission order, uncombined,
 //     through WriteOutput into work_dir/map-output.txt, which is the task's
 //     final output (RunLocal's part-m-NNNNN); the index then has no segments.
@@ -51,6 +53,11 @@ struct MapTaskSpec {
   int64_t split_length = 0;
   // Memory for buffered map output before a spill. Default: 64 MiB.
   int64_t sort_buffer_bytes = 64 << 20;
+  // A job whose combiner sums counts (jobs::CombinerKind::kSumCounts) counts
+  // in a hash table (MapOutputOptions::sum_counts). false sorts and combines
+  // every pair instead: the same output, slower; for tests and benchmarks.
+  // Default: true.
+  bool aggregate_counts = true;
   // An existing local directory owned by this task: the output file and any
   // spill files go here. Default: none (required).
   std::string work_dir;

@@ -160,6 +160,29 @@ TEST(JobDefaultsTest, WriteOutputIsKeyTabValueNewline) {
   EXPECT_EQ(out, "xk\tv\n");
 }
 
+TEST(JobDefaultsTest, CombinerKindIsSumCountsExactlyForTheCountingJobs) {
+  // A job that declares kSumCounts must combine exactly as SumCounts does:
+  // non-counts add nothing, the sum wraps, the result is std::to_string.
+  const std::vector<std::string> values = {
+      "1", "12", "x", "", "+3", "9223372036854775807", "1", "-5", "007", "99999999999999999999"};
+  const Pairs want = {{"k", "-9223372036854775793"}};  // INT64_MAX + 16, wrapped
+  for (const auto& [name, params] :
+       std::vector<std::pair<std::string, Params>>{{"wordcount", {}},
+                                                   {"grep", {{"pattern", "a"}}},
+                                                   {"sequencecount", {}},
+                                                   {"permu", {{"combiner", "true"}}}}) {
+    auto job = Make(name, params);
+    ASSERT_TRUE(job->has_combiner()) << name;
+    EXPECT_EQ(job->combiner_kind(), CombinerKind::kSumCounts) << name;
+    CollectEmitter out;
+    VectorValues stream(values);
+    job->Combine("k", stream, out);
+    EXPECT_EQ(out.pairs, want) << name;
+  }
+  EXPECT_EQ(Make("sort")->combiner_kind(), CombinerKind::kGeneric);
+  EXPECT_EQ(Make("invertedindex")->combiner_kind(), CombinerKind::kGeneric);
+}
+
 // ----------------------------------------------------------------- WordCount
 
 TEST(WordCountTest, SplitsOnExactlyTheAsciiWhitespace) {

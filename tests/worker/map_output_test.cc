@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -16,6 +17,8 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+
+#include "worker/map_aggregate.h"
 
 namespace mr::worker {
 namespace {
@@ -569,6 +572,297 @@ TEST_F(MapOutputTest, ThrowingCombinerIsAnErrorNotACrash) {
   EXPECT_TRUE(fs::is_empty(spill_dir()));
 }
 
+// --- Counting: sum_counts (map_aggregate.h) ----------------------------------
+
+// Sums counts as jobs::SumCounts does, the contract of sum_counts: a value
+// that is not a decimal int64 adds nothing; the sum wraps modulo 2^64.
+int64_t SumOfCounts(int64_t sum, std::string_view v) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size()) return sum;
+  return static_cast<int64_t>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(n));
+}
+
+CombineFn DecimalSumCombiner() {
+  return [](std::string_view key, const NextValueFn& next, const EmitFn& emit) {
+    int64_t sum = 0;
+    std::string_view v;
+    while (next(&v)) sum = SumOfCounts(sum, v);
+    emit(key, std::to_string(sum));
+  };
+}
+
+// A partition function of the key alone.
+int PartitionOfKey(std::string_view key, int partitions) {
+  return static_cast<int>(std::hash<std::string_view>()(key) % partitions);
+}
+
+// WordCount-like records: a skewed draw from `vocabulary` keys of every
+// length class the table treats apart (empty, up to 8, 9 to 16 and over 16
+// bytes, with NULs and bytes >= 0x80), mostly "1" with other counts between.
+Records CountRecords(uint64_t seed, int n, int vocabulary) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> keys = {"", std::string("\0", 1), "a", std::string("a\0", 2)};
+  while (static_cast<int>(keys.size()) < vocabulary) {
+    std::string k(rng() % 40, '\0');
+    for (char& c : k) c = "abcd\0\xF0"[rng() % 6];
+    keys.push_back(std::move(k));
+  }
+  static const char* const kOther[] = {"0", "7", "-3", "12", "007", "1000000", "-0"};
+  Records records;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t a = rng() % keys.size(), b = rng() % keys.size();
+    records.emplace_back(keys[std::min(a, b) * std::min(a, b) / keys.size()],
+                         rng() % 10 ? "1" : kOther[rng() % 7]);
+  }
+  return records;
+}
+
+// What a buffer made of some records: its index and the output file.
+struct Outcome {
+  MapOutputIndex index;
+  std::string bytes;
+};
+
+class CountingTest : public MapOutputTest {
+ protected:
+  // Adds `records` (each to partition PartitionOfKey, or through
+  // options.partition when `keyed`) and finishes; the buffer sums counts
+  // when `sum_counts`.
+  Outcome Run(const Records& records, int partitions, int64_t buffer, bool sum_counts, bool keyed) {
+    MapOutputOptions o = Options(partitions, buffer);
+    o.combiner = DecimalSumCombiner();
+    o.sum_counts = sum_counts;
+    o.partition = [partitions](std::string_view k) { return PartitionOfKey(k, partitions); };
+    auto b = NewBuffer(o);
+    if (!b) return {};
+    for (const auto& [k, v] : records) {
+      Status s = keyed ? b->Add(k, v) : b->Add(PartitionOfKey(k, partitions), k, v);
+      if (!s.ok()) ADD_FAILURE() << s.ToString();
+    }
+    auto index = b->Finish(out_path());
+    EXPECT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_TRUE(fs::is_empty(spill_dir())) << "run files left behind";
+    if (!index.ok()) return {};
+    Outcome out{*index, ReadFile(out_path())};
+    // The sums, read back, are what SumCounts makes of each key's values.
+    std::vector<std::map<std::string, int64_t>> want(partitions);
+    for (const auto& [k, v] : records) {
+      int64_t& sum = want[PartitionOfKey(k, partitions)][k];
+      sum = SumOfCounts(sum, v);
+    }
+    std::vector<Records> got = ReadOutput(*index);
+    for (int p = 0; p < partitions; ++p) {
+      Records expected;
+      for (const auto& [k, sum] : want[p]) expected.emplace_back(k, std::to_string(sum));
+      EXPECT_EQ(got[p], expected) << "partition " << p;
+    }
+    fs::remove(out_path());
+    return out;
+  }
+
+  // Counting and the generic path give the same file and statistics.
+  void ExpectSameAsGeneric(const Records& records, int partitions, int64_t buffer,
+                           bool keyed = false) {
+    SCOPED_TRACE(std::to_string(partitions) + " partitions, " + std::to_string(buffer) +
+                 "-byte buffer" + (keyed ? ", Add(key, value)" : ""));
+    const Outcome generic = Run(records, partitions, buffer, false, keyed);
+    const Outcome counted = Run(records, partitions, buffer, true, keyed);
+    EXPECT_TRUE(counted.bytes == generic.bytes) << "output files differ";
+    EXPECT_EQ(counted.index.raw_bytes_in, generic.index.raw_bytes_in);
+    EXPECT_EQ(counted.index.records_in, generic.index.records_in);
+    EXPECT_EQ(counted.index.records_in, static_cast<int64_t>(records.size()));
+    ASSERT_EQ(counted.index.segments.size(), generic.index.segments.size());
+    for (size_t p = 0; p < counted.index.segments.size(); ++p) {
+      EXPECT_EQ(counted.index.segments[p].raw_bytes, generic.index.segments[p].raw_bytes);
+      EXPECT_EQ(counted.index.segments[p].records, generic.index.segments[p].records);
+      EXPECT_EQ(counted.index.segments[p].compressed_bytes,
+                generic.index.segments[p].compressed_bytes);
+    }
+  }
+};
+
+TEST(ParseCountTest, AcceptsWhatSumCountsAdds) {
+  int64_t n = -1;
+  EXPECT_TRUE(ParseCount("1", &n) && n == 1);
+  EXPECT_TRUE(ParseCount("0", &n) && n == 0);
+  EXPECT_TRUE(ParseCount("007", &n) && n == 7);
+  EXPECT_TRUE(ParseCount("-12", &n) && n == -12);
+  EXPECT_TRUE(ParseCount("9223372036854775807", &n) && n == INT64_MAX);
+  EXPECT_TRUE(ParseCount("-9223372036854775808", &n) && n == INT64_MIN);
+  for (std::string_view bad : {"", "+1", " 1", "1 ", "1.0", "x", "-", "0x10", "1e3",
+                               "9223372036854775808", "99999999999999999999"}) {
+    EXPECT_FALSE(ParseCount(bad, &n)) << bad;
+  }
+}
+
+TEST(CountTableTest, SortsEntriesByPartitionThenKeyBytewise) {
+  CountTable t(1 << 20);
+  // Keys that share their first 8 bytes, zero padding and all.
+  const std::vector<std::string> keys = {"abcdefgh",
+                                         "abcdefghi",
+                                         "abcdefgh" + std::string(1, '\0'),
+                                         "abc",
+                                         std::string("abc\0", 4),
+                                         std::string("abc\0\0\0\0\0\0", 9),
+                                         "",
+                                         "\xF0",
+                                         "abcdefgh\xF0zzzzzzzzzzzzzzzzz",
+                                         "abcdefghazzzzzzzzzzzzzzzzz"};
+  for (uint32_t p : {1u, 0u}) {
+    for (const std::string& k : keys) {
+      uint64_t hash;
+      ASSERT_FALSE(t.Increment(p, k, 1, &hash));
+      ASSERT_TRUE(t.Insert(p, k, hash, p + 1));
+      ASSERT_TRUE(t.Increment(p, k, 10, &hash));
+    }
+  }
+  uint64_t hash;
+  EXPECT_TRUE(t.Increment(CountTable::kAnyPartition, "abc", 0, &hash));
+  EXPECT_FALSE(t.Increment(2, "abc", 0, &hash));
+  EXPECT_FALSE(t.Increment(0, "ab", 0, &hash));
+  ASSERT_EQ(t.size(), 2 * keys.size());
+  std::vector<std::string> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());  // std::string orders bytes as unsigned char
+  t.Sort();
+  for (size_t i = 0; i < t.size(); ++i) {
+    const CountTable::Entry e = t.entry(i);
+    EXPECT_EQ(e.partition, i < keys.size() ? 0u : 1u);
+    EXPECT_EQ(e.key, sorted[i % keys.size()]) << i;
+    EXPECT_EQ(e.count, e.partition + 11);
+  }
+  t.Clear();
+  EXPECT_TRUE(t.empty());
+  EXPECT_FALSE(t.Increment(0, "abc", 1, &hash));
+}
+
+TEST(CountTableTest, RefusesANewKeyPastItsMemoryUnlessEmpty) {
+  CountTable t(4096);
+  uint64_t hash;
+  int inserted = 0;
+  for (;; ++inserted) {
+    const std::string k = "key" + std::to_string(inserted);
+    ASSERT_FALSE(t.Increment(0, k, 1, &hash));
+    if (!t.Insert(0, k, hash, 1)) break;
+    ASSERT_LE(t.memory_bytes(), 4096);
+  }
+  EXPECT_GT(inserted, 10);
+  EXPECT_EQ(t.size(), static_cast<size_t>(inserted));
+  t.Sort();
+  t.Clear();
+  const std::string big(10000, 'k');  // larger than the limit: an empty table takes it
+  ASSERT_FALSE(t.Increment(0, big, 1, &hash));
+  EXPECT_TRUE(t.Insert(0, big, hash, 1));
+  EXPECT_TRUE(t.full());
+}
+
+TEST_F(CountingTest, WritesWhatTheCombinerWouldOnGeneratedData) {
+  const Records records = CountRecords(42, 30000, 3000);
+  for (int partitions : {1, 7, 64}) {
+    ExpectSameAsGeneric(records, partitions, 1 << 20);  // one pass, no run files
+    // Many spills, merged (fewer with 64 partitions: each spill writes 64 frames).
+    ExpectSameAsGeneric(records, partitions, partitions < 64 ? 8 << 10 : 128 << 10);
+  }
+  ExpectSameAsGeneric(records, 5, 1 << 20, /*keyed=*/true);
+  ExpectSameAsGeneric(records, 5, 8 << 10, /*keyed=*/true);
+
+  // A table of 3000 distinct keys fits where 30000 records do not.
+  EXPECT_GT(Run(records, 7, 1 << 20, false, false).index.spills, 1);
+  EXPECT_EQ(Run(records, 7, 1 << 20, true, false).index.spills, 1);
+  EXPECT_GT(Run(records, 7, 8 << 10, true, true).index.spills, 10);
+}
+
+TEST_F(CountingTest, ManyDistinctKeysSpillAndMerge) {
+  // Mostly distinct keys through a small table: every run is full of keys
+  // the next run has again, some.
+  Records records;
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 100000; ++i) records.emplace_back("k" + std::to_string(rng() % 50000), "1");
+  ExpectSameAsGeneric(records, 3, 16 << 10);
+}
+
+TEST_F(CountingTest, HugeCountsWrapAsSumCountsDoes) {
+  const std::string max = std::to_string(INT64_MAX), min = std::to_string(INT64_MIN);
+  const Records records = {{"big", "4611686018427387904"},  // 2^62
+                           {"big", "4611686018427387903"},
+                           {"wrap", max},
+                           {"wrap", "1"},
+                           {"wrap", max},
+                           {"low", min},
+                           {"low", "-1"},
+                           {"exact", max},
+                           {"exact", "0"}};
+  for (int64_t buffer : {int64_t{1} << 20, int64_t{64}}) {
+    ExpectSameAsGeneric(records, 1, buffer);
+    MapOutputOptions o = Options(1, buffer);
+    o.combiner = DecimalSumCombiner();
+    o.sum_counts = true;
+    auto b = NewBuffer(o);
+    ASSERT_TRUE(b);
+    for (const auto& [k, v] : records) ASSERT_TRUE(b->Add(0, k, v).ok());
+    auto index = b->Finish(out_path());
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    EXPECT_EQ(ReadOutput(*index)[0], (Records{{"big", max},
+                                              {"exact", max},
+                                              {"low", max},       // MIN - 1 wraps to MAX
+                                              {"wrap", "-1"}}));  // 2 MAX + 1 = 2^64 - 1
+  }
+}
+
+TEST_F(CountingTest, ValueThatIsNotACountFallsBackToSortingRecords) {
+  // The combiner sums them (adding nothing for the non-counts), so the
+  // output is the generic path's.
+  Records records = CountRecords(7, 20000, 500);
+  records.insert(records.begin() + 5000, {{"a", "x"}, {"b", ""}, {"c", "+1"}, {"a", "1.5"}});
+  records.insert(records.begin() + 12000, {{"only-bad", "99999999999999999999"}});
+  for (int64_t buffer : {int64_t{1} << 20, int64_t{4} << 10}) {
+    ExpectSameAsGeneric(records, 3, buffer);
+    ExpectSameAsGeneric(records, 3, buffer, /*keyed=*/true);
+  }
+  // One run of counts, then the records: two spills, merged.
+  EXPECT_EQ(Run(records, 3, 1 << 20, true, false).index.spills, 2);
+  // A non-count first: nothing to spill, the generic path all along.
+  records.insert(records.begin(), {"first", "one"});
+  EXPECT_EQ(Run(records, 3, 1 << 20, true, true).index.spills, 1);
+}
+
+TEST_F(CountingTest, EmptyKeysAndNoRecords) {
+  ExpectSameAsGeneric({{"", "1"}, {"", "2"}, {std::string("\0", 1), "1"}, {"", "-3"}}, 4, 1 << 20);
+  const Outcome none = Run({}, 4, 1 << 20, true, true);
+  EXPECT_EQ(none.index.spills, 0);
+  EXPECT_EQ(none.index.segments.size(), 4u);
+  EXPECT_EQ(none.bytes, "");
+}
+
+TEST_F(CountingTest, BadUseIsAStatus) {
+  MapOutputOptions o = Options(3, 1 << 20);
+  o.sum_counts = true;  // without a combiner to merge runs
+  EXPECT_TRUE(MapOutputBuffer::Create(o).status().IsInvalidArgument());
+
+  o.combiner = DecimalSumCombiner();
+  auto no_partition = NewBuffer(o);
+  ASSERT_TRUE(no_partition);
+  EXPECT_TRUE(no_partition->Add("k", "1").IsFailedPrecondition());
+
+  o.partition = [](std::string_view k) { return k == "bad" ? 3 : 0; };
+  auto b = NewBuffer(o);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->Add("k", "1").ok());
+  Status s = b->Add("bad", "1");
+  EXPECT_EQ(s.code(), Status::Code::kInternal) << s.ToString();
+  EXPECT_NE(s.message().find("gave 3 for 3 partitions"), std::string::npos) << s.ToString();
+  s = b->Add("bad", "not a count");
+  EXPECT_EQ(s.code(), Status::Code::kInternal) << s.ToString();
+
+  o.partition = [](std::string_view) -> int { throw std::runtime_error("no partition"); };
+  auto throwing = NewBuffer(o);
+  ASSERT_TRUE(throwing);
+  s = throwing->Add("k", "1");
+  EXPECT_EQ(s.code(), Status::Code::kInternal) << s.ToString();
+  EXPECT_NE(s.message().find("no partition"), std::string::npos);
+  EXPECT_FALSE(throwing->Finish(out_path()).ok());  // a throw fails the buffer
+}
+
 // Peak resident memory in KiB (VmHWM), after resetting it when the kernel allows.
 int64_t PeakRssKiB() {
   std::ifstream status("/proc/self/status");
@@ -653,11 +947,13 @@ TEST_F(MapOutputTest, MemoryStaysBoundedBySortBuffer) {
 // (docs/map-output-format.md, "Throughput").
 TEST_F(MapOutputTest, DISABLED_ReportsThroughput) {
   const int64_t kTotal = 48 << 20;
-  for (bool words : {false, true}) {
+  for (int config : {0, 1, 2}) {  // 100-byte values; words, generic; words, sum_counts
+    const bool words = config > 0;
     auto [gen_wall, gen_cpu] =
         Time([&] { Generate(8, kTotal, words, [](int, std::string_view, std::string_view) {}); });
     MapOutputOptions o = Options(8, 16 << 20);
     if (words) o.combiner = SumCombiner();
+    o.sum_counts = config == 2;
     auto buffer = NewBuffer(o);
     ASSERT_TRUE(buffer);
     MapOutputIndex index;
@@ -665,10 +961,11 @@ TEST_F(MapOutputTest, DISABLED_ReportsThroughput) {
     int64_t compressed = 0;
     for (const auto& s : index.segments) compressed += s.compressed_bytes;
     double mb = index.raw_bytes_in / 1e6;
-    std::cout << "[ info ] " << (words ? "WordCount, summing combiner" : "100-byte values") << ": "
-              << mb << " MB raw, " << index.records_in << " records, " << index.spills
-              << " spills, " << compressed / 1e6 << " MB out; " << mb / (wall - gen_wall)
-              << " MB/s wall, " << mb / (cpu - gen_cpu) << " MB/s CPU\n";
+    const char* what[] = {"100-byte values", "WordCount, summing combiner",
+                          "WordCount, summing combiner, sum_counts"};
+    std::cout << "[ info ] " << what[config] << ": " << mb << " MB raw, " << index.records_in
+              << " records, " << index.spills << " spills, " << compressed / 1e6 << " MB out; "
+              << mb / (wall - gen_wall) << " MB/s wall, " << mb / (cpu - gen_cpu) << " MB/s CPU\n";
   }
 }
 
