@@ -24,7 +24,7 @@
 #   {"machine": {...}, "input": {...}, "runs": N, "correctness": {...},
 #    "results": [{"name", "command", "median_seconds", "mb_per_s",
 #                 "seconds": [...], "count_seconds", "count_mb_per_s",
-#                 "load_before"}, ...]}
+#                 "load_before", "busy_before_pct"}, ...]}
 # where mb_per_s = input bytes / 1e6 / median_seconds; and prints a Markdown
 # table (also DIR/jobs_baselines.md). The engine's cluster runs plug in at
 # engine_runs() below, timed by the same time_median().
@@ -74,6 +74,16 @@ mkdir -p "$WORK/runs"
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# Percent of the machine's CPU time that was busy over the next second. Run
+# while this script waits, it shows other work on the machine (the load
+# average cannot: it still counts this script's own previous steps).
+cpu_busy() {
+  local a b total=0 k
+  read -ra a < <(sed -n 's/^cpu  //p' /proc/stat); sleep 1
+  read -ra b < <(sed -n 's/^cpu  //p' /proc/stat)
+  for k in 0 1 2 3 4 5 6 7; do total=$((total + b[k] - a[k])); done
+  echo $(( total > 0 ? 100 * (total - (b[3] - a[3]) - (b[4] - a[4])) / total : 0 ))
+}
 
 # ---------------------------------------------------------------------------
 # time_median NAME BYTES FUNC [ARGS...]
@@ -84,21 +94,23 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
 # work; RUN lets it pick a fresh output name per run). FUNC's stdout is kept
 # in $WORK/runs/NAME.RUN; when it holds a JSON object with count_seconds (as
 # wc_tight and wc_mrmpi print), its median is recorded too. A failing FUNC
-# stops the benchmark. Appends one result (see the header) to
-# $WORK/results.jsonl and prints a progress line to stderr.
+# stops the benchmark. Before each run, one second of cpu_busy: the highest
+# is recorded (busy_before_pct) and, above 10 %, warned about, since on two
+# cores any other work shows in every figure. Appends one result (see the
+# header) to $WORK/results.jsonl and prints a progress line to stderr.
 time_median() {
   local name="$1" bytes="$2"; shift 2
-  local secs=() load t0 t1 i
+  local secs=() load t0 t1 i busy busiest=0
   load=$(load1)
-  # Two cores: anything else running shows in every figure.
-  awk -v l="$load" 'BEGIN {exit !(l > 0.5)}' &&
-    echo "jobs_baselines: warning: load average $load before $name: the machine is busy" >&2
   for i in $(seq "$runs"); do
+    busy=$(cpu_busy); (( busy > busiest )) && busiest=$busy
     t0=$(now)
     "$@" "$i" >"$WORK/runs/$name.$i" || { echo "jobs_baselines: $name run $i failed" >&2; exit 1; }
     t1=$(now)
     secs+=("$(printf '%.4f' "$(echo "$t1 - $t0" | bc -l)")")
   done
+  (( busiest > 10 )) && echo "jobs_baselines: warning: up to $busiest % of the CPU busy" \
+    "with other work just before runs of $name: its figures are unreliable" >&2
   local med count_med=null
   med=$(printf '%s\n' "${secs[@]}" | median)
   if [[ -s "$WORK/runs/$name.1" ]] &&
@@ -107,14 +119,14 @@ time_median() {
   fi
   jq -cn --arg name "$name" --arg cmd "$(declare -f "$1" | sed '1,2d;$d;s/^ *//;s/;$//' | paste -sd';')" \
     --argjson bytes "$bytes" --argjson med "$med" --argjson count "$count_med" \
-    --argjson load "$load" --argjson secs "[$(IFS=,; echo "${secs[*]}")]" '
+    --argjson load "$load" --argjson busy "$busiest" --argjson secs "[$(IFS=,; echo "${secs[*]}")]" '
     {name: $name, command: $cmd, median_seconds: $med,
      mb_per_s: ($bytes / 1e6 / $med * 10 | round / 10),
      seconds: $secs, count_seconds: $count,
      count_mb_per_s: (if $count then ($bytes / 1e6 / $count * 10 | round / 10) else null end),
-     load_before: $load}' >>"$WORK/results.jsonl"
-  printf 'jobs_baselines: %-16s median %7.2f s  %6.0f MB/s  (runs: %s; load before %s)\n' \
-    "$name" "$med" "$(echo "$bytes / 1000000 / $med" | bc -l)" "${secs[*]}" "$load" >&2
+     load_before: $load, busy_before_pct: $busy}' >>"$WORK/results.jsonl"
+  printf 'jobs_baselines: %-16s median %7.2f s  %6.0f MB/s  (runs: %s; CPU busy before: %s %%)\n' \
+    "$name" "$med" "$(echo "$bytes / 1000000 / $med" | bc -l)" "${secs[*]}" "$busiest" >&2
 }
 
 # ratio NAME BASE: NAME's throughput over BASE's (median seconds of BASE / of
