@@ -99,7 +99,6 @@ awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vecto
   for (const std::string& in : inputs) {
     auto stat = co_await c.Stat(in);
     if (!stat.ok()) co_return stat.status();
-    std::vector<std::string> files;
     if (stat->inode().kind() == pb::INode::FILE) {
       for (const auto& b : stat->blocks()) blocks.push_back(b);
       continue;
