@@ -79,6 +79,23 @@ int ClusterState::total_reduce_slots() const {
   return total;
 }
 
+bool ClusterState::ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const {
+  if (seq < log_base_ || seq > change_seq()) return false;
+  *ids = std::span<const JobId>(log_).subspan(static_cast<size_t>(seq - log_base_));
+  return true;
+}
+
+// Amortized O(1): when the log doubles past its floor, the older half goes.
+void ClusterState::Changed(JobId id) {
+  constexpr size_t kKeep = size_t{1} << 16;
+  if (log_.size() >= 2 * kKeep) {
+    const size_t drop = log_.size() - kKeep;
+    log_.erase(log_.begin(), log_.begin() + static_cast<ptrdiff_t>(drop));
+    log_base_ += drop;
+  }
+  log_.push_back(id);
+}
+
 // Rack ids are cluster-wide: a rack lies in one datacenter.
 NodeId ClusterState::AddNode(const std::string& name, int32_t datacenter, int32_t rack,
                              int map_slots, int reduce_slots) {
@@ -143,6 +160,7 @@ JobId ClusterState::AddJob(Job job) {
   }
   active_.push_back(job.id);
   jobs_.push_back(std::move(job));
+  Changed(jobs_.back().id);
   return jobs_.back().id;
 }
 
@@ -192,6 +210,8 @@ void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id) {
   m.partition_bytes.clear();
   ++job.running_maps;
   ++n.running_maps;
+  ++running_maps_;
+  Changed(job_id);
 }
 
 void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id) {
@@ -210,6 +230,8 @@ void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id) {
   ++r.attempts;
   ++job.running_reduces;
   ++n.running_reduces;
+  ++running_reduces_;
+  Changed(job_id);
 }
 
 // The locality is the node the map ran on against its replicas at the end.
@@ -221,6 +243,8 @@ void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms) {
   --job.running_maps;
   ++job.finished_maps;
   --nodes_[static_cast<size_t>(m.node)].running_maps;
+  --running_maps_;
+  Changed(job_id);
   const int level = static_cast<int>(LocalityOf(m.node, m.replicas));
   const int64_t n = ++measurements_.map_samples[level];
   measurements_.avg_map_ms[level] +=
@@ -234,6 +258,8 @@ void ClusterState::FinishReduce(JobId job_id, int32_t index) {
   --job.running_reduces;
   ++job.finished_reduces;
   --nodes_[static_cast<size_t>(r.node)].running_reduces;
+  --running_reduces_;
+  Changed(job_id);
 }
 
 void ClusterState::FailMap(JobId job_id, int32_t index) {
@@ -242,8 +268,10 @@ void ClusterState::FailMap(JobId job_id, int32_t index) {
   AddFailedOn(m.failed_on, m.node);
   --nodes_[static_cast<size_t>(m.node)].running_maps;
   --job.running_maps;
+  --running_maps_;
   m.state = TaskState::kPending;
   m.node = kNoNode;
+  Changed(job_id);
 }
 
 void ClusterState::FailReduce(JobId job_id, int32_t index) {
@@ -252,8 +280,10 @@ void ClusterState::FailReduce(JobId job_id, int32_t index) {
   AddFailedOn(r.failed_on, r.node);
   --nodes_[static_cast<size_t>(r.node)].running_reduces;
   --job.running_reduces;
+  --running_reduces_;
   r.state = TaskState::kPending;
   r.node = kNoNode;
+  Changed(job_id);
 }
 
 // Not a failure of the map itself: failed_on is left alone.
@@ -263,6 +293,7 @@ void ClusterState::RedoMap(JobId job_id, int32_t index) {
   --job.finished_maps;
   m.state = TaskState::kPending;
   m.node = kNoNode;
+  Changed(job_id);
 }
 
 // A job may finish with tasks outstanding (the host killed it): their
@@ -281,10 +312,13 @@ void ClusterState::FinishJob(JobId job_id) {
     r.state = TaskState::kPending;
     r.node = kNoNode;
   }
+  running_maps_ -= job.running_maps;
+  running_reduces_ -= job.running_reduces;
   job.running_maps = 0;
   job.running_reduces = 0;
   job.done = true;
   active_.erase(std::find(active_.begin(), active_.end(), job_id));
+  Changed(job_id);
 }
 
 }  // namespace mr::sched

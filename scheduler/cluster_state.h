@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,26 @@ class ClusterState {
   const Measurements& measurements() const { return measurements_; }
   int total_map_slots() const;
   int total_reduce_slots() const;
+  // Tasks running in the whole cluster (Σ over active jobs), kept by the
+  // mutations below.
+  int running_maps() const { return running_maps_; }
+  int running_reduces() const { return running_reduces_; }
+
+  // What changed, so that a policy caching per-job facts (an order's keys,
+  // a queue's totals) need not re-read every job at every heartbeat. Every
+  // mutation of a job below (AddJob, Launch*, Finish*, Fail*, RedoMap,
+  // FinishJob, and mutable_job, which may change anything) appends the
+  // job's id to a log. A reader keeps change_seq() from when it last looked
+  // and later takes the ids appended since, in order, with repeats:
+  //   std::span<const JobId> ids;
+  //   if (state.ChangedJobsSince(seen, &ids)) { for (JobId id : ids) ... }
+  //   else { ... re-read every job ... }
+  //   seen = state.change_seq();
+  // The log keeps only the recent past (at least the last 64 Ki changes):
+  // false when `seq` is older than that (or from the future). The span is
+  // valid until the next mutation.
+  uint64_t change_seq() const { return log_base_ + log_.size(); }
+  bool ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const;
 
   // ---- Mutations: the host only. ----
   NodeId AddNode(const std::string& name, int32_t datacenter, int32_t rack, int map_slots,
@@ -150,9 +171,14 @@ class ClusterState {
   // A finished map whose output was on a lost node must run again.
   void RedoMap(JobId job, int32_t index);
   void FinishJob(JobId job);
-  Job& mutable_job(JobId id) { return jobs_[static_cast<size_t>(id)]; }
+  Job& mutable_job(JobId id) {
+    Changed(id);
+    return jobs_[static_cast<size_t>(id)];
+  }
 
  private:
+  void Changed(JobId id);
+
   std::vector<Node> nodes_;
   std::vector<Job> jobs_;
   std::vector<JobId> active_;
@@ -160,6 +186,9 @@ class ClusterState {
   Measurements measurements_;
   int datacenters_ = 0;
   bool has_racks_ = false;
+  int running_maps_ = 0, running_reduces_ = 0;
+  std::vector<JobId> log_;  // changes log_base_, log_base_ + 1, ...
+  uint64_t log_base_ = 0;
 };
 
 }  // namespace mr::sched

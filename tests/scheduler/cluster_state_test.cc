@@ -3,6 +3,9 @@
 // racks, and the map-time averages by locality.
 #include "scheduler/cluster_state.h"
 
+#include <span>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/scheduler/test_host.h"
@@ -137,6 +140,47 @@ TEST(ClusterStateTest, FinishJobLeavesTheActiveListAndFreesSlots) {
   EXPECT_EQ(s.active_jobs(), std::vector<JobId>{j0});
   EXPECT_EQ(s.node(a).running_maps, 0);
   EXPECT_EQ(CheckConsistent(s), "");
+}
+
+TEST(ClusterStateTest, ChangeLogNamesEveryMutatedJobInOrder) {
+  ClusterState s;
+  NodeId a = s.AddNode("a", 0, -1, 2, 1);
+  const uint64_t start = s.change_seq();
+  JobId j0 = s.AddJob(MakeJob({{a}}));
+  JobId j1 = s.AddJob(MakeJob({{a}, {a}}, /*reduces=*/1));
+  s.LaunchMap(j1, 0, a);
+  s.FinishMap(j1, 0, 10);
+  s.LaunchMap(j0, 0, a);
+  s.FailMap(j0, 0);
+  s.mutable_job(j0).priority = 1;  // may change anything: logged
+  s.RedoMap(j1, 0);
+  s.FinishJob(j1);
+  std::span<const JobId> ids;
+  ASSERT_TRUE(s.ChangedJobsSince(start, &ids));
+  EXPECT_EQ(std::vector<JobId>(ids.begin(), ids.end()),
+            (std::vector<JobId>{j0, j1, j1, j1, j0, j0, j0, j1, j1}));
+  ASSERT_TRUE(s.ChangedJobsSince(s.change_seq(), &ids));
+  EXPECT_TRUE(ids.empty());
+  EXPECT_FALSE(s.ChangedJobsSince(s.change_seq() + 1, &ids));  // from the future
+  EXPECT_EQ(s.running_maps(), 0);
+  EXPECT_EQ(CheckConsistent(s), "");
+}
+
+TEST(ClusterStateTest, ChangeLogForgetsTheDistantPastOnly) {
+  ClusterState s;
+  NodeId a = s.AddNode("a", 0, -1, 1, 1);
+  JobId j = s.AddJob(MakeJob({{a}}));
+  const uint64_t old = s.change_seq();
+  for (int i = 0; i < 100000; ++i) {  // 200,000 changes
+    s.LaunchMap(j, 0, a);
+    s.FailMap(j, 0);
+  }
+  std::span<const JobId> ids;
+  EXPECT_FALSE(s.ChangedJobsSince(old, &ids));  // too old: re-read everything
+  const uint64_t recent = s.change_seq() - 1000;
+  ASSERT_TRUE(s.ChangedJobsSince(recent, &ids));
+  EXPECT_EQ(ids.size(), 1000u);
+  EXPECT_EQ(s.running_maps(), 0);
 }
 
 TEST(ClusterStateTest, MeasurementsAverageByLocalityOfTheNodeItRanOn) {

@@ -78,6 +78,7 @@ inline Job MakeJob(const std::vector<std::vector<NodeId>>& replicas, int reduces
 inline std::string CheckConsistent(const ClusterState& state) {
   std::vector<int> node_maps(state.nodes().size()), node_reduces(state.nodes().size());
   std::vector<JobId> active;
+  int total_maps = 0, total_reduces = 0;
   for (const Job& job : state.jobs()) {
     int run_m = 0, done_m = 0, run_r = 0, done_r = 0;
     for (const MapTask& m : job.maps) {
@@ -94,7 +95,11 @@ inline std::string CheckConsistent(const ClusterState& state) {
     if (run_r != job.running_reduces) return j + "running_reduces";
     if (done_r != job.finished_reduces) return j + "finished_reduces";
     if (!job.done) active.push_back(job.id);
+    total_maps += job.running_maps;
+    total_reduces += job.running_reduces;
   }
+  if (total_maps != state.running_maps()) return "cluster running_maps";
+  if (total_reduces != state.running_reduces()) return "cluster running_reduces";
   for (const Node& n : state.nodes()) {
     const std::string w = "node " + n.name + ": ";
     if (n.running_maps != node_maps[static_cast<size_t>(n.id)]) return w + "running_maps";
