@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <span>
 
 namespace mr::sched {
 
@@ -188,13 +189,41 @@ void DelayAssigner::OnNodeLost(const ClusterState& state) {
   for (JobId id : state.active_jobs()) NoteUnlocated(state, id);
 }
 
+namespace {
+
+// A job can give a reduce only when it has a pending one past slow-start.
+bool ReduceReady(const Job& job) {
+  return !job.done && job.pending_reduces() > 0 && job.reduces_may_start();
+}
+
+}  // namespace
+
+void DelayAssigner::RefreshReduceReady(const ClusterState& state) {
+  std::span<const JobId> changed;
+  if (state.ChangedJobsSince(reduce_ready_seq_, &changed)) {
+    for (JobId id : changed) SetReduceReady(id, ReduceReady(state.job(id)));
+  } else {
+    std::fill(reduce_ready_.begin(), reduce_ready_.end(), 0);
+    for (JobId id : state.active_jobs()) SetReduceReady(id, ReduceReady(state.job(id)));
+  }
+  reduce_ready_seq_ = state.change_seq();
+}
+
+void DelayAssigner::SetReduceReady(JobId id, bool ready) {
+  const size_t j = static_cast<size_t>(id);
+  if (j >= reduce_ready_.size()) reduce_ready_.resize(j + 1, 0);
+  reduce_ready_[j] = ready;
+}
+
 bool DelayAssigner::AssignOne(const ClusterState& state, NodeId node, bool map,
                               Launcher& launcher) {
+  if (!map) RefreshReduceReady(state);
   sorted_ = state.active_jobs();
   order_->Sort(state, map, &sorted_);
   for (JobId id : sorted_) {
-    const Job& job = state.job(id);
     if (!map) {
+      // Most jobs have no reduce to give: skip them without touching the job.
+      if (!reduce_ready_[static_cast<size_t>(id)]) continue;
       if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
         launcher.LaunchReduce(id, i);
         return true;
@@ -202,6 +231,7 @@ bool DelayAssigner::AssignOne(const ClusterState& state, NodeId node, bool map,
       continue;
     }
     delay_.Visit(id);
+    const Job& job = state.job(id);
     if (job.pending_maps() == 0) continue;
     const DelayLevel allowed = delay_.Allowed(id, UnlocatedPending(state, id));
     if (int32_t i = tasks_.ObtainMap(state, id, node, SearchCap(allowed)); i >= 0) {
@@ -233,11 +263,7 @@ void DelayAssigner::Assign(const ClusterState& state, const Heartbeat& hb, Launc
   if (!updated_ || hb.now - last_update_ms_ >= options_.update_interval_ms) Update(state, hb.now);
   delay_.BeginHeartbeat(hb.now);
 
-  int running_maps = 0, running_reduces = 0;
-  for (JobId id : state.active_jobs()) {
-    running_maps += state.job(id).running_maps;
-    running_reduces += state.job(id).running_reduces;
-  }
+  int running_maps = state.running_maps(), running_reduces = state.running_reduces();
   const int map_slots = state.total_map_slots(), reduce_slots = state.total_reduce_slots();
   const int map_cap = options_.assign_multiple ? n.free_map_slots() : 1;
   const int reduce_cap = options_.assign_multiple ? n.free_reduce_slots() : 1;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <set>
+#include <span>
 
 #include "scheduler/spec_text.h"
 
@@ -372,33 +373,12 @@ void FairOrder::Sort(const ClusterState& state, bool for_maps, std::vector<JobId
   }
   const uint64_t epoch = ++c.epoch;
   c.placed.clear();
-  if (!c.live_demand && c.update_gen == update_gen_ && *jobs == c.input) {
-    // The same jobs and demands as the last full pass: compare keys only,
-    // keep the pool totals up to date by the running counts' changes.
-    for (PoolEntry& p : c.pools) p.moved = 0;
-    for (JobId id : *jobs) {
-      JobEntry& e = c.jobs[static_cast<size_t>(id)];
-      e.epoch = epoch;
-      const Job& job = state.job(id);
-      const int running = Running(job, for_maps);
-      if (running == e.running && job.priority == e.priority && job.submit_ms == e.submit_ms) {
-        continue;
-      }
-      PoolEntry& p = c.pools[static_cast<size_t>(e.pool)];
-      p.running += running - e.running;
-      if (job.priority != e.priority || job.submit_ms != e.submit_ms || !p.spec.fifo) {
-        e.moved = true;
-        ++p.moved;
-        c.placed.push_back(id);
-      }
-      e.running = running;
-      e.priority = job.priority;
-      e.submit_ms = job.submit_ms;
-    }
-    for (PoolEntry& p : c.pools) {
-      if (p.moved == 0) continue;
-      std::erase_if(p.jobs, [&](JobId id) { return c.jobs[static_cast<size_t>(id)].moved; });
-    }
+  std::span<const JobId> changed;
+  if (!c.live_demand && c.update_gen == update_gen_ && *jobs == c.input &&
+      state.ChangedJobsSince(c.log_seq, &changed)) {
+    // The same jobs and demands as the last full pass: only the jobs the
+    // state logged as changed since can have a new key.
+    for (JobId id : changed) Recheck(state, for_maps, c, id);
   } else {
     FullPass(state, for_maps, *jobs, c, epoch);
     if (c.state == nullptr) {  // an id asked twice
@@ -406,7 +386,46 @@ void FairOrder::Sort(const ClusterState& state, bool for_maps, std::vector<JobId
       return;
     }
   }
+  c.log_seq = state.change_seq();
   PlaceAndOrder(for_maps, c, jobs);
+}
+
+bool FairOrder::InPoolBefore(const OrderCache& c, JobId a, JobId b) {
+  const JobEntry& x = c.jobs[static_cast<size_t>(a)];
+  const JobEntry& y = c.jobs[static_cast<size_t>(b)];
+  if (x.pool != y.pool) return x.pool < y.pool;
+  if (c.pools[static_cast<size_t>(x.pool)].spec.fifo) {
+    if (x.priority != y.priority) return x.priority > y.priority;
+  } else {
+    // Jobs have min share 0, so none is needy: running / weight.
+    const int cmp = CompareFair({x.running, 0, PriorityWeight(x.priority)},
+                                {y.running, 0, PriorityWeight(y.priority)});
+    if (cmp != 0) return cmp < 0;
+  }
+  if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
+  return a < b;
+}
+
+void FairOrder::Recheck(const ClusterState& state, bool for_maps, OrderCache& c, JobId id) const {
+  if (id < 0 || static_cast<size_t>(id) >= c.jobs.size()) return;
+  JobEntry& e = c.jobs[static_cast<size_t>(id)];
+  if (!e.in || e.moved) return;  // not asked by the last full pass, or already out
+  const Job& job = state.job(id);
+  const int running = Running(job, for_maps);
+  if (running == e.running && job.priority == e.priority && job.submit_ms == e.submit_ms) return;
+  PoolEntry& p = c.pools[static_cast<size_t>(e.pool)];
+  p.running += running - e.running;
+  if (job.priority != e.priority || job.submit_ms != e.submit_ms || !p.spec.fifo) {
+    // Out of the list, found by the key it was placed with; PlaceAndOrder
+    // puts it back by the new one.
+    auto before = [&c](JobId a, JobId b) { return InPoolBefore(c, a, b); };
+    p.jobs.erase(std::lower_bound(p.jobs.begin(), p.jobs.end(), id, before));
+    e.moved = true;
+    c.placed.push_back(id);
+  }
+  e.running = running;
+  e.priority = job.priority;
+  e.submit_ms = job.submit_ms;
 }
 
 void FairOrder::FullPass(const ClusterState& state, bool for_maps, const std::vector<JobId>& input,
@@ -482,21 +501,7 @@ void FairOrder::FullPass(const ClusterState& state, bool for_maps, const std::ve
 
 void FairOrder::PlaceAndOrder(bool for_maps, OrderCache& c, std::vector<JobId>* jobs) const {
   // Place the moved and new jobs: by pool, then the pool's job order.
-  auto before = [&](JobId a, JobId b) {
-    const JobEntry& x = c.jobs[static_cast<size_t>(a)];
-    const JobEntry& y = c.jobs[static_cast<size_t>(b)];
-    if (x.pool != y.pool) return x.pool < y.pool;
-    if (c.pools[static_cast<size_t>(x.pool)].spec.fifo) {
-      if (x.priority != y.priority) return x.priority > y.priority;
-    } else {
-      // Jobs have min share 0, so none is needy: running / weight.
-      const int cmp = CompareFair({x.running, 0, PriorityWeight(x.priority)},
-                                  {y.running, 0, PriorityWeight(y.priority)});
-      if (cmp != 0) return cmp < 0;
-    }
-    if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
-    return a < b;
-  };
+  auto before = [&c](JobId a, JobId b) { return InPoolBefore(c, a, b); };
   std::sort(c.placed.begin(), c.placed.end(), before);
   for (size_t i = 0; i < c.placed.size();) {
     const int32_t pool = c.jobs[static_cast<size_t>(c.placed[i])].pool;

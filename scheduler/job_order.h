@@ -152,12 +152,16 @@ class FairOrder : public JobOrder {
     int demand_maps = 0, demand_reduces = 0;
   };
   // Sort's cache, one per slot kind: each pool's jobs in their in-pool
-  // order, and the key each job was placed by. A Sort for the same state
-  // re-places only the jobs whose key (running count, priority, submit
-  // time) changed, drops the jobs that left and merges in the new ones,
-  // O(n + k log k) for k moved jobs, and orders the (few) pools afresh from
-  // their live totals. A job's pool must not change once the order has
-  // seen it (as for FifoOrder: make the order forget it first).
+  // order, and the key each job was placed by. A Sort for the same jobs
+  // and demands as the last full pass reads only the jobs the state logged
+  // as changed since (ClusterState::ChangedJobsSince) and re-places those
+  // whose key (running count, priority, submit time) changed: O(k log n +
+  // k n/w) for k changes (a memmove per move), then O(n) to copy the
+  // answer. Otherwise a full pass compares every job's key, drops the jobs
+  // that left and merges in the new ones, O(n + k log k). Either way the
+  // (few) pools are ordered afresh from their totals. A job's pool must not
+  // change once the order has seen it (as for FifoOrder: make the order
+  // forget it first).
   struct PoolEntry {
     PoolSpec spec;
     int rank = 0;                 // position in name order
@@ -182,6 +186,7 @@ class FairOrder : public JobOrder {
     // pool totals are kept and only running counts are compared.
     std::vector<JobId> input;
     uint64_t update_gen = 0;
+    uint64_t log_seq = 0;  // ClusterState::change_seq() when last sorted
     bool live_demand = true;
     std::vector<PoolEntry> pools;
     std::map<std::string, int32_t> pool_index;
@@ -194,6 +199,11 @@ class FairOrder : public JobOrder {
   // The plain full sort (no cache): for small subsets and repeated ids.
   void SortFresh(const ClusterState& state, bool for_maps, std::vector<JobId>* jobs) const;
   static void ResetCache(OrderCache& c);
+  // The in-pool order of cached entries (then pool index, for placing).
+  static bool InPoolBefore(const OrderCache& c, JobId a, JobId b);
+  // The fast path's step for one logged job: if its key changed, take it
+  // out of its pool's list for PlaceAndOrder to put back.
+  void Recheck(const ClusterState& state, bool for_maps, OrderCache& c, JobId id) const;
   // Sort's steps: compare every job's key with the cache, recount the pool
   // totals and take out what left or moved (resets `c` on a repeated id);
   // then put the moved and new jobs back, order the pools, write `jobs`.
