@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
-#include <span>
 
 namespace mr::sched {
 
@@ -189,41 +188,15 @@ void DelayAssigner::OnNodeLost(const ClusterState& state) {
   for (JobId id : state.active_jobs()) NoteUnlocated(state, id);
 }
 
-namespace {
-
-// A job can give a reduce only when it has a pending one past slow-start.
-bool ReduceReady(const Job& job) {
-  return !job.done && job.pending_reduces() > 0 && job.reduces_may_start();
-}
-
-}  // namespace
-
-void DelayAssigner::RefreshReduceReady(const ClusterState& state) {
-  std::span<const JobId> changed;
-  if (state.ChangedJobsSince(reduce_ready_seq_, &changed)) {
-    for (JobId id : changed) SetReduceReady(id, ReduceReady(state.job(id)));
-  } else {
-    std::fill(reduce_ready_.begin(), reduce_ready_.end(), 0);
-    for (JobId id : state.active_jobs()) SetReduceReady(id, ReduceReady(state.job(id)));
-  }
-  reduce_ready_seq_ = state.change_seq();
-}
-
-void DelayAssigner::SetReduceReady(JobId id, bool ready) {
-  const size_t j = static_cast<size_t>(id);
-  if (j >= reduce_ready_.size()) reduce_ready_.resize(j + 1, 0);
-  reduce_ready_[j] = ready;
-}
-
 bool DelayAssigner::AssignOne(const ClusterState& state, NodeId node, bool map,
                               Launcher& launcher) {
-  if (!map) RefreshReduceReady(state);
+  if (!map) tasks_.SyncReduceReady(state);
   sorted_ = state.active_jobs();
   order_->Sort(state, map, &sorted_);
   for (JobId id : sorted_) {
     if (!map) {
       // Most jobs have no reduce to give: skip them without touching the job.
-      if (!reduce_ready_[static_cast<size_t>(id)]) continue;
+      if (!tasks_.MayGiveReduce(id)) continue;
       if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
         launcher.LaunchReduce(id, i);
         return true;

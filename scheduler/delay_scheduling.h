@@ -147,11 +147,6 @@ class DelayAssigner {
   void Update(const ClusterState& state, TimeMs now);
   bool UnlocatedPending(const ClusterState& state, JobId job) const;
   void NoteUnlocated(const ClusterState& state, JobId job);
-  // reduce_ready_[job]: the job has a pending reduce past slow-start, kept
-  // from the state's change log (the reduce walk would otherwise read every
-  // job to find the few that can give one).
-  void RefreshReduceReady(const ClusterState& state);
-  void SetReduceReady(JobId id, bool ready);
   // Asks the sorted jobs for one task of the type; true if one launched.
   bool AssignOne(const ClusterState& state, NodeId node, bool map, Launcher& launcher);
 
@@ -164,8 +159,6 @@ class DelayAssigner {
   TimeMs last_update_ms_ = 0;
   int runnable_maps_ = 0, runnable_reduces_ = 0;  // Σ demand at the last Update
   std::vector<JobId> sorted_;                     // scratch
-  std::vector<uint8_t> reduce_ready_;             // by JobId
-  uint64_t reduce_ready_seq_ = 0;                 // ClusterState::change_seq() read up to
 };
 
 }  // namespace mr::sched

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <set>
+#include <span>
 
 namespace mr::sched {
 
@@ -226,6 +227,30 @@ int32_t JobTaskIndex::ObtainReduce(const ClusterState& state, JobId job, NodeId 
   FailedHere failed_here(state, node);
   if (int32_t i = BestFailed(lists.failed_reduces, j.reduces, failed_here); i >= 0) return i;
   return First(lists.reduces, j.reduces, failed_here);
+}
+
+namespace {
+
+bool ReduceReady(const Job& job) {
+  return !job.done && job.pending_reduces() > 0 && job.reduces_may_start();
+}
+
+}  // namespace
+
+void JobTaskIndex::SyncReduceReady(const ClusterState& state) {
+  auto mark = [&](JobId id) {
+    const size_t j = static_cast<size_t>(id);
+    if (j >= reduce_ready_.size()) reduce_ready_.resize(j + 1, 0);
+    reduce_ready_[j] = ReduceReady(state.job(id));
+  };
+  std::span<const JobId> changed;
+  if (state.ChangedJobsSince(reduce_ready_seq_, &changed)) {
+    for (JobId id : changed) mark(id);
+  } else {  // the log moved on: read every active job
+    std::fill(reduce_ready_.begin(), reduce_ready_.end(), 0);
+    for (JobId id : state.active_jobs()) mark(id);
+  }
+  reduce_ready_seq_ = state.change_seq();
 }
 
 }  // namespace mr::sched

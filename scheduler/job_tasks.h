@@ -85,6 +85,19 @@ class JobTaskIndex {
   // slow-start).
   int32_t ObtainReduce(const ClusterState& state, JobId job, NodeId node);
 
+  // For reduce walks over every job in some order, where most jobs have no
+  // reduce to give: SyncReduceReady brings a byte per job ("has a pending
+  // reduce past slow-start") up to date from the state's change log, O(changes);
+  // then MayGiveReduce(job) false means ObtainReduce(job) would return -1,
+  // without touching the job. True promises nothing: ask ObtainReduce.
+  // REQUIRES for MayGiveReduce: SyncReduceReady since the state last changed
+  // (a launch in between only turns true into "maybe").
+  void SyncReduceReady(const ClusterState& state);
+  bool MayGiveReduce(JobId job) const {
+    const size_t j = static_cast<size_t>(job);
+    return j < reduce_ready_.size() && reduce_ready_[j];
+  }
+
  private:
   struct Lists;
   Lists& Get(JobId job, const char* caller);
@@ -92,6 +105,8 @@ class JobTaskIndex {
   int32_t Obtain(const ClusterState& state, JobId job, NodeId node, int cap);
 
   std::vector<std::unique_ptr<Lists>> jobs_;  // by JobId; null when not indexed
+  std::vector<uint8_t> reduce_ready_;         // by JobId (SyncReduceReady)
+  uint64_t reduce_ready_seq_ = 0;             // ClusterState::change_seq() read up to
 };
 
 }  // namespace mr::sched

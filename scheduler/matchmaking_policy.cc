@@ -96,8 +96,9 @@ void MatchmakingPolicy::AssignMaps(const ClusterState& state, NodeId node, Launc
 
 void MatchmakingPolicy::AssignReduce(const ClusterState& state, NodeId node, Launcher& launcher) {
   if (state.node(node).free_reduce_slots() <= 0) return;
+  tasks_.SyncReduceReady(state);
   for (JobId id : Ordered(state, /*maps=*/false)) {
-    if (state.job(id).reduces.empty()) continue;
+    if (!tasks_.MayGiveReduce(id)) continue;  // most jobs: without touching them
     if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
       launcher.LaunchReduce(id, i);
       return;

@@ -350,10 +350,11 @@ PandasPolicy::Pick PandasPolicy::NextMap(const ClusterState& state, NodeId node)
 
 void PandasPolicy::AssignReduce(const ClusterState& state, NodeId node, Launcher& launcher) {
   if (state.node(node).free_reduce_slots() <= 0) return;
+  tasks_.SyncReduceReady(state);
   std::vector<JobId> jobs = state.active_jobs();
   order_->Sort(state, /*for_maps=*/false, &jobs);
   for (JobId id : jobs) {
-    if (state.job(id).reduces.empty()) continue;
+    if (!tasks_.MayGiveReduce(id)) continue;  // most jobs: without touching them
     if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
       launcher.LaunchReduce(id, i);
       return;

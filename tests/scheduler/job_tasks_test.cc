@@ -161,6 +161,34 @@ TEST_F(JobTasksTest, ReducesWaitForSlowStartThenFailedFirstThenLowestIndex) {
   EXPECT_EQ(index.ObtainReduce(s, j, b), 0);  // but not where it failed
 }
 
+// MayGiveReduce is false exactly when ObtainReduce has nothing, as of the
+// last SyncReduceReady, whatever changed the jobs in between.
+TEST_F(JobTasksTest, ReduceReadyMarksFollowTheStateThroughSync) {
+  Job job = MakeJob({{a}, {a}}, /*reduces=*/1);
+  job.slowstart = 0.5;  // one finished map
+  JobId j = Add(job);
+  JobId none = Add(MakeJob({{a}}, /*reduces=*/0));
+  index.SyncReduceReady(s);
+  EXPECT_FALSE(index.MayGiveReduce(j));  // before slow-start
+  EXPECT_FALSE(index.MayGiveReduce(none));
+  s.LaunchMap(j, 0, a);
+  s.FinishMap(j, 0, 1);
+  EXPECT_FALSE(index.MayGiveReduce(j));  // not synced yet
+  index.SyncReduceReady(s);
+  EXPECT_TRUE(index.MayGiveReduce(j));
+  EXPECT_EQ(index.ObtainReduce(s, j, a), 0);
+  s.LaunchReduce(j, 0, a);
+  index.SyncReduceReady(s);
+  EXPECT_FALSE(index.MayGiveReduce(j));  // its only reduce runs
+  s.FailReduce(j, 0);
+  index.TaskPendingAgain(s, j, 0, /*is_map=*/false);
+  index.SyncReduceReady(s);
+  EXPECT_TRUE(index.MayGiveReduce(j));  // pending again
+  s.FinishJob(j);
+  index.SyncReduceReady(s);
+  EXPECT_FALSE(index.MayGiveReduce(j));
+}
+
 TEST_F(JobTasksTest, RemovedJobsAreForgotten) {
   JobId j = Add(MakeJob({{a}}));
   EXPECT_TRUE(index.Contains(j));
