@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "scheduler/spec_text.h"
 
@@ -91,6 +92,10 @@ Result<std::unique_ptr<CapacityPolicy>> CapacityPolicy::Create(const CapacityOpt
   return std::unique_ptr<CapacityPolicy>(new CapacityPolicy(options));
 }
 
+CapacityPolicy::CapacityPolicy(CapacityOptions options) : options_(std::move(options)) {
+  for (std::vector<QueueTally>& tallies : tallies_) tallies.resize(options_.queues.size());
+}
+
 void CapacityPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
   tasks_.AddJob(state, job);
   if (static_cast<size_t>(job) >= jobs_.size()) jobs_.resize(static_cast<size_t>(job) + 1);
@@ -105,6 +110,8 @@ void CapacityPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
     if (options_.queues[q].name == "default") fallback = static_cast<int>(q);
   }
   if (info.queue < 0) info.queue = fallback;
+  info.user = UserIndex(j.user);
+  info.key = {options_.supports_priority ? -j.priority : 0, j.submit_ms, job};
 
   // Hadoop's calibration at job init: the job's hosts over the cluster's.
   info.opportunities = 0;
@@ -139,62 +146,112 @@ int64_t CapacityPolicy::scheduling_opportunities(JobId job) const {
   return jobs_.at(static_cast<size_t>(job)).opportunities;
 }
 
-// Each queue's active jobs in queue order: submit time, then id; with
-// supports_priority, priority (highest first) before both.
-void CapacityPolicy::FileJobs(const ClusterState& state) {
-  if (&state == filed_state_ && state.active_jobs() == filed_active_) return;
-  filed_state_ = &state;
-  filed_active_ = state.active_jobs();
-  queue_jobs_.assign(options_.queues.size(), {});
-  for (JobId id : state.active_jobs()) {
-    queue_jobs_[static_cast<size_t>(jobs_[static_cast<size_t>(id)].queue)].push_back(id);
+// Users by index, so that a tally is a vector, not a map of names.
+int CapacityPolicy::UserIndex(const std::string& user) {
+  auto [it, added] = users_.try_emplace(user, static_cast<int>(users_.size()));
+  if (added) {
+    for (std::vector<QueueTally>& tallies : tallies_) {
+      for (QueueTally& t : tallies) {
+        t.user_running.resize(users_.size(), 0);
+        t.user_waiting.resize(users_.size(), 0);
+      }
+    }
   }
-  for (std::vector<JobId>& jobs : queue_jobs_) {
-    std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) {
-      const Job& x = state.job(a);
-      const Job& y = state.job(b);
-      if (options_.supports_priority && x.priority != y.priority) return x.priority > y.priority;
-      if (x.submit_ms != y.submit_ms) return x.submit_ms < y.submit_ms;
-      return a < b;
-    });
+  return it->second;
+}
+
+// Called at the start of Assign and after each launch: re-reads only the
+// jobs the state logged as changed since the last call.
+void CapacityPolicy::Sync(const ClusterState& state) {
+  std::span<const JobId> changed;
+  if (&state == synced_state_ && state.ChangedJobsSince(synced_seq_, &changed)) {
+    for (JobId id : changed) Recount(state, id);  // repeats are harmless: counts are absolute
+  } else {
+    RecountAll(state);
+  }
+  synced_state_ = &state;
+  synced_seq_ = state.change_seq();
+}
+
+// From scratch: the first heartbeat, a new state, or a log that no longer
+// reaches back to the last Sync.
+void CapacityPolicy::RecountAll(const ClusterState& state) {
+  for (std::vector<QueueTally>& tallies : tallies_) {
+    for (QueueTally& t : tallies) {
+      t.occupied = 0;
+      std::fill(t.user_running.begin(), t.user_running.end(), 0);
+      std::fill(t.user_waiting.begin(), t.user_waiting.end(), 0);
+      t.active_users = 0;
+      t.waiting.clear();
+    }
+  }
+  for (JobInfo& info : jobs_) {
+    info.counted_running[kMaps] = info.counted_running[kReduces] = 0;
+    info.counted_waiting[kMaps] = info.counted_waiting[kReduces] = false;
+  }
+  for (JobId id : state.active_jobs()) Recount(state, id);
+}
+
+// Replaces what the tallies hold for job `id` by its current counts; a
+// finished job counts nothing (only active jobs are in a queue).
+void CapacityPolicy::Recount(const ClusterState& state, JobId id) {
+  // A job the host has not told us of yet (OnJobAdded comes right after
+  // AddJob, before any heartbeat) has no queue; it is counted when it is.
+  if (static_cast<size_t>(id) >= jobs_.size()) return;
+  JobInfo& info = jobs_[static_cast<size_t>(id)];
+  const Job& job = state.job(id);
+  if (job.done) {
+    Count(info, kMaps, 0, false);
+    Count(info, kReduces, 0, false);
+    return;
+  }
+  Count(info, kMaps, job.running_maps, job.pending_maps() > 0);
+  // A reduce to give: one pending and past slow-start (ObtainReduce's test).
+  Count(info, kReduces, job.running_reduces, job.pending_reduces() > 0 && job.reduces_may_start());
+}
+
+void CapacityPolicy::Count(JobInfo& info, Kind kind, int running, bool waiting) {
+  QueueTally& t = tallies_[kind][static_cast<size_t>(info.queue)];
+  const size_t user = static_cast<size_t>(info.user);
+  t.occupied += running - info.counted_running[kind];
+  t.user_running[user] += running - info.counted_running[kind];
+  info.counted_running[kind] = running;
+  if (waiting == info.counted_waiting[kind]) return;
+  info.counted_waiting[kind] = waiting;
+  if (waiting) {
+    t.waiting.insert(info.key);
+    if (t.user_waiting[user]++ == 0) ++t.active_users;
+  } else {
+    t.waiting.erase(info.key);
+    if (--t.user_waiting[user] == 0) --t.active_users;
   }
 }
 
-// updateAllQueues for one task type.
-std::vector<CapacityPolicy::Usage> CapacityPolicy::ComputeUsage(const ClusterState& state,
-                                                                bool maps) const {
-  const int slots = maps ? state.total_map_slots() : state.total_reduce_slots();
-  std::vector<Usage> usage(options_.queues.size());
-  for (size_t q = 0; q < usage.size(); ++q) {
+// updateAllQueues' limits from the live cluster's `slots` of the kind; the
+// active users as they are now (the caller keeps them for the heartbeat).
+std::vector<CapacityPolicy::QueueView> CapacityPolicy::ViewQueues(Kind kind, int slots) const {
+  std::vector<QueueView> views(options_.queues.size());
+  for (size_t q = 0; q < views.size(); ++q) {
     const CapacityQueueConfig& c = options_.queues[q];
-    usage[q].capacity = static_cast<int>(c.capacity_percent * slots / 100);
+    views[q].capacity = static_cast<int>(c.capacity_percent * slots / 100);
     if (c.max_capacity_percent > 0) {
-      usage[q].max_capacity = static_cast<int>(c.max_capacity_percent * slots / 100);
+      views[q].max_capacity = static_cast<int>(c.max_capacity_percent * slots / 100);
     }
-    for (JobId id : queue_jobs_[q]) {
-      const Job& job = state.job(id);
-      const int running = maps ? job.running_maps : job.running_reduces;
-      const bool pending =
-          maps ? job.pending_maps() > 0 : job.reduces_may_start() && job.pending_reduces() > 0;
-      if (running > 0) {  // a 0 entry reads as a missing one (UserMayTake)
-        usage[q].occupied += running;
-        usage[q].by_user[job.user] += running;
-      }
-      if (pending) usage[q].active_users.insert(job.user);
-    }
+    views[q].active_users = tallies_[kind][q].active_users;
   }
-  return usage;
+  return views;
 }
 
 // Queues by occupied / capacity ascending (capacity 0 counts as full);
 // ties in the order of the `queues` parameter.
-std::vector<int> CapacityPolicy::QueueOrder(const std::vector<Usage>& usage) const {
-  std::vector<double> ratio(usage.size());
-  std::vector<int> order(usage.size());
-  for (size_t q = 0; q < usage.size(); ++q) {
+std::vector<int> CapacityPolicy::QueueOrder(Kind kind, const std::vector<QueueView>& views) const {
+  std::vector<double> ratio(views.size());
+  std::vector<int> order(views.size());
+  for (size_t q = 0; q < views.size(); ++q) {
     order[q] = static_cast<int>(q);
-    ratio[q] =
-        usage[q].capacity == 0 ? 1.0 : static_cast<double>(usage[q].occupied) / usage[q].capacity;
+    ratio[q] = views[q].capacity == 0
+                   ? 1.0
+                   : static_cast<double>(tallies_[kind][q].occupied) / views[q].capacity;
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return ratio[static_cast<size_t>(a)] < ratio[static_cast<size_t>(b)];
@@ -203,17 +260,15 @@ std::vector<int> CapacityPolicy::QueueOrder(const std::vector<Usage>& usage) con
 }
 
 // assignSlotsToJob's user limit, for one slot.
-bool CapacityPolicy::UserMayTake(const Usage& usage, const std::string& user) const {
-  const int q = std::max(usage.capacity, 1);
-  const int cur = usage.occupied < q ? q : usage.occupied + 1;
-  const int users = std::max(1, static_cast<int>(usage.active_users.size()));
+bool CapacityPolicy::UserMayTake(const QueueView& view, const QueueTally& tally, int user) const {
+  const int q = std::max(view.capacity, 1);
+  const int cur = tally.occupied < q ? q : tally.occupied + 1;
+  const int users = std::max(1, view.active_users);
   const int limit =
       std::min(std::max(CeilDiv(cur, users),
                         CeilDiv(int64_t{options_.minimum_user_limit_percent} * cur, 100)),
                static_cast<int>(q * options_.user_limit_factor));
-  auto it = usage.by_user.find(user);
-  const int occupied = it == usage.by_user.end() ? 0 : it->second;
-  return occupied + 1 <= limit;
+  return tally.user_running[static_cast<size_t>(user)] + 1 <= limit;
 }
 
 // JobInProgress.scheduleOffSwitch.
@@ -223,49 +278,45 @@ bool CapacityPolicy::ScheduleOffSwitch(const Job& job, const JobInfo& info, int 
   return required * info.wait_factor < static_cast<double>(info.opportunities);
 }
 
-void CapacityPolicy::AssignMaps(const ClusterState& state, NodeId node, int live_nodes,
+CapacityPolicy::MapChoice CapacityPolicy::ChooseMap(const ClusterState& state, NodeId node,
+                                                    int live_nodes,
+                                                    const std::vector<QueueView>& views,
+                                                    bool allow_off_switch) {
+  for (int q : QueueOrder(kMaps, views)) {
+    const QueueView& view = views[static_cast<size_t>(q)];
+    const QueueTally& tally = tallies_[kMaps][static_cast<size_t>(q)];
+    if (view.max_capacity > 0 && tally.occupied + 1 > view.max_capacity) continue;
+    for (const OrderKey& key : tally.waiting) {  // the jobs with a pending map
+      JobInfo& info = jobs_[static_cast<size_t>(key.id)];
+      if (!UserMayTake(view, tally, info.user)) continue;
+      ++info.opportunities;
+      if (int32_t i = tasks_.ObtainMap(state, key.id, node, Locality::kDatacenter); i >= 0) {
+        info.opportunities = 0;  // a local map: the job waits afresh
+        return {key.id, i, false};
+      }
+      if (allow_off_switch && ScheduleOffSwitch(state.job(key.id), info, live_nodes)) {
+        if (int32_t i = tasks_.ObtainNonLocalMap(state, key.id, node); i >= 0) {
+          return {key.id, i, true};
+        }
+      }
+    }
+  }
+  return {};
+}
+
+void CapacityPolicy::AssignMaps(const ClusterState& state, NodeId node, int live_nodes, int slots,
                                 Launcher& launcher) {
-  std::vector<Usage> usage = ComputeUsage(state, /*maps=*/true);
+  const std::vector<QueueView> views = ViewQueues(kMaps, slots);
   bool assign_off_switch = true;
   int after_off_switch = options_.maximum_tasks_after_offswitch;
   int assigned = 0;
   while (state.node(node).free_map_slots() > 0) {
-    JobId chosen = -1;
-    int32_t index = -1;
-    int chosen_queue = -1;
-    bool off_switch = false;
-    for (int q : QueueOrder(usage)) {
-      Usage& u = usage[static_cast<size_t>(q)];
-      if (u.max_capacity > 0 && u.occupied + 1 > u.max_capacity) continue;
-      for (JobId id : queue_jobs_[static_cast<size_t>(q)]) {
-        const Job& job = state.job(id);
-        if (job.pending_maps() == 0 || !UserMayTake(u, job.user)) continue;
-        JobInfo& info = jobs_[static_cast<size_t>(id)];
-        ++info.opportunities;
-        index = tasks_.ObtainMap(state, id, node, Locality::kDatacenter);
-        if (index >= 0) {
-          info.opportunities = 0;  // a local map: the job waits afresh
-        } else if (assign_off_switch && ScheduleOffSwitch(job, info, live_nodes)) {
-          index = tasks_.ObtainNonLocalMap(state, id, node);
-          off_switch = index >= 0;
-        }
-        if (index >= 0) {
-          chosen = id;
-          chosen_queue = q;
-          break;
-        }
-      }
-      if (chosen >= 0) break;
-    }
-    if (chosen < 0) return;  // nothing anywhere
-
-    const std::string& user = state.job(chosen).user;
-    launcher.LaunchMap(chosen, index);
-    Usage& u = usage[static_cast<size_t>(chosen_queue)];
-    ++u.occupied;
-    ++u.by_user[user];
+    const MapChoice choice = ChooseMap(state, node, live_nodes, views, assign_off_switch);
+    if (choice.job < 0) return;  // nothing anywhere
+    launcher.LaunchMap(choice.job, choice.index);
+    Sync(state);  // the queue's and the user's counts go up
     if (++assigned >= options_.maximum_tasks_per_heartbeat) return;
-    if (off_switch) assign_off_switch = false;
+    if (choice.off_switch) assign_off_switch = false;
     if (!assign_off_switch) {
       if (after_off_switch == 0) return;
       --after_off_switch;
@@ -273,20 +324,18 @@ void CapacityPolicy::AssignMaps(const ClusterState& state, NodeId node, int live
   }
 }
 
-void CapacityPolicy::AssignReduce(const ClusterState& state, NodeId node, Launcher& launcher) {
+void CapacityPolicy::AssignReduce(const ClusterState& state, NodeId node, int slots,
+                                  Launcher& launcher) {
   if (state.node(node).free_reduce_slots() <= 0) return;
-  std::vector<Usage> usage = ComputeUsage(state, /*maps=*/false);
-  for (int q : QueueOrder(usage)) {
-    const Usage& u = usage[static_cast<size_t>(q)];
-    if (u.max_capacity > 0 && u.occupied + 1 > u.max_capacity) continue;
-    for (JobId id : queue_jobs_[static_cast<size_t>(q)]) {
-      const Job& job = state.job(id);
-      // No pending reduce, or before slow-start: the substrate would find
-      // none (checked first: it is cheaper than the user limit).
-      if (job.reduces.empty() || job.pending_reduces() == 0 || !job.reduces_may_start()) continue;
-      if (!UserMayTake(u, job.user)) continue;
-      if (int32_t i = tasks_.ObtainReduce(state, id, node); i >= 0) {
-        launcher.LaunchReduce(id, i);
+  const std::vector<QueueView> views = ViewQueues(kReduces, slots);
+  for (int q : QueueOrder(kReduces, views)) {
+    const QueueView& view = views[static_cast<size_t>(q)];
+    const QueueTally& tally = tallies_[kReduces][static_cast<size_t>(q)];
+    if (view.max_capacity > 0 && tally.occupied + 1 > view.max_capacity) continue;
+    for (const OrderKey& key : tally.waiting) {  // the jobs with a reduce to give
+      if (!UserMayTake(view, tally, jobs_[static_cast<size_t>(key.id)].user)) continue;
+      if (int32_t i = tasks_.ObtainReduce(state, key.id, node); i >= 0) {
+        launcher.LaunchReduce(key.id, i);
         return;
       }
     }
@@ -295,11 +344,16 @@ void CapacityPolicy::AssignReduce(const ClusterState& state, NodeId node, Launch
 
 void CapacityPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) {
   if (!state.node(hb.node).live) return;
-  int live_nodes = 0;
-  for (const Node& n : state.nodes()) live_nodes += n.live ? 1 : 0;
-  FileJobs(state);
-  AssignMaps(state, hb.node, live_nodes, launcher);
-  AssignReduce(state, hb.node, launcher);
+  int live_nodes = 0, map_slots = 0, reduce_slots = 0;
+  for (const Node& n : state.nodes()) {
+    if (!n.live) continue;
+    ++live_nodes;
+    map_slots += n.map_slots;
+    reduce_slots += n.reduce_slots;
+  }
+  Sync(state);
+  AssignMaps(state, hb.node, live_nodes, map_slots, launcher);  // syncs after each launch
+  AssignReduce(state, hb.node, reduce_slots, launcher);
 }
 
 const PolicyInfo& CapacityPolicyInfo() {

@@ -68,6 +68,21 @@
 // off-switch map). Hadoop sets min-user-limit and user-limit-factor per
 // queue; here one value applies to every queue.
 //
+// Bookkeeping: step 1 is not redone per heartbeat. Per queue and task
+// type the policy keeps the running tasks, each user's running tasks and
+// jobs with a pending task of the type (active users: those with at least
+// one such job), and the queue's jobs with a pending task, in queue order.
+// Only logged ClusterState mutations change a job's counts, so each
+// heartbeat first brings the tallies up to date from the state's change
+// log, O(changed jobs); when the log no longer reaches back (or the state
+// is another one) it recounts every active job. Steps 2b and 5 then walk
+// only the jobs that have a pending task of the type. Within a heartbeat
+// the tallies follow each launch, but step 4 reads the active users as
+// they were when map (or reduce) assignment began, as Hadoop's
+// once-per-heartbeat updateAllQueues does. A job's queue, user, priority
+// and submit time are read once, when it is added: a host that changes
+// them must finish the job and add it anew.
+//
 // Thread-compatible like every policy: the host calls it from one thread.
 #pragma once
 
@@ -141,39 +156,73 @@ class CapacityPolicy : public Scheduler {
   int64_t scheduling_opportunities(JobId job) const;
 
  private:
-  // One queue's usage of one task type during one heartbeat.
-  struct Usage {
+  enum Kind { kMaps = 0, kReduces = 1 };
+  // A job's place in its queue: priority (highest first, only with
+  // supports_priority), then submit time, then id.
+  struct OrderKey {
+    int neg_priority = 0;
+    TimeMs submit_ms = 0;
+    JobId id = 0;
+    auto operator<=>(const OrderKey&) const = default;
+  };
+  // One queue's tallies for one task type, over its active jobs (see
+  // "Bookkeeping" above).
+  struct QueueTally {
+    int occupied = 0;               // running tasks
+    std::vector<int> user_running;  // running tasks, by user index
+    std::vector<int> user_waiting;  // jobs with a pending task, by user index
+    int active_users = 0;           // users whose user_waiting > 0
+    std::set<OrderKey> waiting;     // jobs with a pending task, in queue order
+  };
+  // A queue as one heartbeat sees it: limits from the live slots, and the
+  // active users when assignment began.
+  struct QueueView {
     int capacity = 0;
     int max_capacity = -1;  // ≤ 0: no limit
-    int occupied = 0;
-    std::map<std::string, int> by_user;
-    std::set<std::string> active_users;
+    int active_users = 0;
   };
   struct JobInfo {
     int queue = 0;
+    int user = 0;  // index into users_
+    OrderKey key;
     double wait_factor = 1;
     int64_t opportunities = 0;
+    // What the tallies hold for this job, by Kind.
+    int counted_running[2] = {0, 0};
+    bool counted_waiting[2] = {false, false};
   };
 
-  explicit CapacityPolicy(CapacityOptions options) : options_(std::move(options)) {}
-  void FileJobs(const ClusterState& state);
-  std::vector<Usage> ComputeUsage(const ClusterState& state, bool maps) const;
-  std::vector<int> QueueOrder(const std::vector<Usage>& usage) const;
-  bool UserMayTake(const Usage& usage, const std::string& user) const;
+  explicit CapacityPolicy(CapacityOptions options);
+  int UserIndex(const std::string& user);
+  // Brings the tallies up to date with `state` (see "Bookkeeping").
+  void Sync(const ClusterState& state);
+  void RecountAll(const ClusterState& state);
+  void Recount(const ClusterState& state, JobId id);
+  void Count(JobInfo& info, Kind kind, int running, bool waiting);
+  std::vector<QueueView> ViewQueues(Kind kind, int slots) const;
+  std::vector<int> QueueOrder(Kind kind, const std::vector<QueueView>& views) const;
+  bool UserMayTake(const QueueView& view, const QueueTally& tally, int user) const;
   bool ScheduleOffSwitch(const Job& job, const JobInfo& info, int live_nodes) const;
-  void AssignMaps(const ClusterState& state, NodeId node, int live_nodes, Launcher& launcher);
-  void AssignReduce(const ClusterState& state, NodeId node, Launcher& launcher);
+  // One map for `node` (steps 2a–e), or job -1; `off_switch` tells which.
+  struct MapChoice {
+    JobId job = -1;
+    int32_t index = -1;
+    bool off_switch = false;
+  };
+  MapChoice ChooseMap(const ClusterState& state, NodeId node, int live_nodes,
+                      const std::vector<QueueView>& views, bool allow_off_switch);
+  void AssignMaps(const ClusterState& state, NodeId node, int live_nodes, int slots,
+                  Launcher& launcher);
+  void AssignReduce(const ClusterState& state, NodeId node, int slots, Launcher& launcher);
 
   CapacityOptions options_;
   JobTaskIndex tasks_;
-  std::vector<JobInfo> jobs_;                   // by JobId
-  std::vector<std::vector<JobId>> queue_jobs_;  // per queue, in order
-  // The active jobs queue_jobs_ was filed from: the order's key (priority,
-  // submit time, id; the queue) never changes after arrival, so
-  // queue_jobs_ is re-filed only when this set changes. A host that
-  // changes a job's priority must finish and re-add it.
-  const ClusterState* filed_state_ = nullptr;
-  std::vector<JobId> filed_active_;
+  std::vector<JobInfo> jobs_;           // by JobId
+  std::map<std::string, int> users_;    // user name → index (tallies are by index)
+  std::vector<QueueTally> tallies_[2];  // by Kind, then queue
+  // The state and change_seq() the tallies reflect (nullptr: none yet).
+  const ClusterState* synced_state_ = nullptr;
+  uint64_t synced_seq_ = 0;
 };
 
 // The registry entry: name "capacity"; parameters queues,

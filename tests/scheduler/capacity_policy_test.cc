@@ -5,6 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "tests/scheduler/test_host.h"
 
 namespace mr::sched {
@@ -232,6 +237,140 @@ TEST(CapacityPolicyTest, BadParametersAreRejected) {
   EXPECT_THAT(message({{"locality_wait_factor", -2.0}}),
               HasSubstr("locality_wait_factor must be -1 (auto) or >= 0"));
   EXPECT_TRUE(CapacityPolicy::Create(CapacityOptions{}).ok());
+}
+
+// ---- A long random event stream, to pin the decisions down. ----
+
+// The cluster and workload of a random stream.
+struct StreamShape {
+  int nodes = 16;       // in 3 datacenters, 0–3 map and 0–2 reduce slots each
+  int arrive_pct = 12;  // chance of an arrival per step, in %
+  int users = 4;
+};
+
+// Heartbeats, arrivals, finishes, failures, node losses and returns drawn
+// from `seed` (raw mt19937_64 draws, so the stream is the same with every
+// standard library). Returns a digest (FNV-1a) of every launch in order and
+// of every active job's missed opportunities after each heartbeat, and
+// counts the launches in `*launches`.
+uint64_t RunRandomStream(const SchedulerParams& params, const StreamShape& shape, uint64_t seed,
+                         int steps, int64_t* launches) {
+  std::mt19937_64 rng(seed);
+  auto draw = [&](uint64_t n) { return static_cast<int>(rng() % n); };
+  TestHost host(MakePolicy("capacity", params));
+  std::vector<NodeId> nodes;
+  for (int i = 0; i < shape.nodes; ++i) {
+    const int dc = draw(3), map_slots = draw(4), reduce_slots = draw(3);
+    nodes.push_back(host.AddNode(dc, map_slots, reduce_slots));
+  }
+  auto any_node = [&] { return nodes[static_cast<size_t>(draw(nodes.size()))]; };
+  uint64_t digest = 14695981039346656037ull;
+  auto mix = [&](int64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      digest = (digest ^ ((static_cast<uint64_t>(v) >> (8 * b)) & 0xff)) * 1099511628211ull;
+    }
+  };
+  const char* pools[] = {"a", "b", "c", "default", "", "elsewhere"};
+  const double slowstarts[] = {0, 0.05, 0.5, 1, 0.2};
+  *launches = 0;
+  for (int step = 0; step < steps; ++step) {
+    host.set_now(host.now() + draw(50));
+    const int action = draw(100);
+    if (action < 40) {
+      for (const test::Launch& l : host.Heartbeat(any_node())) {
+        mix(l.job), mix(l.index), mix(l.is_map), mix(l.node);
+        ++*launches;
+      }
+      for (JobId id : host.state().active_jobs()) mix(Capacity(host).scheduling_opportunities(id));
+    } else if (action < 40 + shape.arrive_pct) {
+      std::vector<std::vector<NodeId>> replicas(static_cast<size_t>(draw(12)));
+      for (auto& r : replicas) {
+        for (int k = draw(4); k > 0; --k) r.push_back(any_node());
+      }
+      // Submit times tie and go back in time, so the order's key matters.
+      const int reduces = draw(4), priority = draw(5) - 2, age = draw(3) * 20;
+      const int pool = draw(std::size(pools)), user = draw(static_cast<uint64_t>(shape.users));
+      Job j = In(MakeJob(replicas, reduces, priority, host.now() - age), pools[pool],
+                 "u" + std::to_string(user));
+      j.slowstart = slowstarts[draw(std::size(slowstarts))];
+      host.AddJob(std::move(j));
+    } else if (action < 90) {
+      std::vector<std::tuple<JobId, int32_t, bool>> running;
+      for (JobId id : host.state().active_jobs()) {
+        for (const MapTask& m : host.job(id).maps) {
+          if (m.state == TaskState::kRunning) running.emplace_back(id, m.index, true);
+        }
+        for (const ReduceTask& r : host.job(id).reduces) {
+          if (r.state == TaskState::kRunning) running.emplace_back(id, r.index, false);
+        }
+      }
+      if (running.empty()) continue;
+      const auto [job, index, is_map] = running[static_cast<size_t>(draw(running.size()))];
+      if (draw(5) == 0) {
+        is_map ? host.FailMap(job, index) : host.FailReduce(job, index);
+      } else {
+        is_map ? host.FinishMap(job, index) : host.FinishReduce(job, index);
+      }
+    } else if (action < 94) {
+      const NodeId n = any_node();
+      host.state().node(n).live ? host.LoseNode(n) : host.ReturnNode(n);
+    } else if (action == 94 && draw(20) == 0 && !host.state().active_jobs().empty()) {
+      // A burst of (empty) changes: more than the state's change log keeps.
+      for (int k = 0; k < 140000; ++k) host.state().mutable_job(host.state().active_jobs()[0]);
+    }
+  }
+  EXPECT_EQ(host.violations(), 0);
+  return digest;
+}
+
+// The decisions of the policy as first written (one full recount and sort
+// per heartbeat), recorded before its bookkeeping became incremental: any
+// change here is a change of behaviour, not of speed.
+TEST(CapacityPolicyTest, ALongRandomStreamGivesTheRecordedDecisions) {
+  struct Case {
+    SchedulerParams params;
+    StreamShape shape;
+    uint64_t digest;
+    int64_t launches;
+  };
+  const Case cases[] = {
+      {{{"queues", std::string("a:50:80,b:30,c:20")}, {"minimum_user_limit_percent", int64_t{25}}},
+       {16, 12, 4},
+       10851017177254888702ull,
+       2489},
+      {{{"queues", std::string("a:40,b:40:100,default:20:30")},
+        {"minimum_user_limit_percent", int64_t{33}},
+        {"user_limit_factor", 2.5},
+        {"supports_priority", true},
+        {"maximum_tasks_after_offswitch", int64_t{3}}},
+       {6, 5, 5},
+       15373582884501661213ull,
+       2165},
+      {{{"queues", std::string("c:10,a:90")},
+        {"minimum_user_limit_percent", int64_t{50}},
+        {"user_limit_factor", 1.5},
+        {"maximum_tasks_per_heartbeat", int64_t{3}},
+        {"locality_wait_factor", 0.5}},
+       {30, 20, 3},
+       11120207265654348827ull,
+       2407},
+      {{{"queues", std::string("a:0,b:100")},
+        {"minimum_user_limit_percent", int64_t{10}},
+        {"user_limit_factor", 10.0},
+        {"locality_wait_factor", 0.0},
+        {"maximum_tasks_after_offswitch", int64_t{1}}},
+       {10, 8, 6},
+       17273420320861052454ull,
+       2126},
+      {{}, {12, 10, 2}, 11510250020274283851ull, 2232},
+  };
+  for (size_t c = 0; c < std::size(cases); ++c) {
+    int64_t launches = 0;
+    const uint64_t digest =
+        RunRandomStream(cases[c].params, cases[c].shape, 1000 + c, 8000, &launches);
+    EXPECT_EQ(digest, cases[c].digest) << "case " << c;
+    EXPECT_EQ(launches, cases[c].launches) << "case " << c;
+  }
 }
 
 }  // namespace
