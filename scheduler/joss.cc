@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 namespace mr::sched {
 
@@ -56,6 +57,10 @@ struct JossQueues::Plan {
   std::vector<int> map_queue, reduce_queue;  // queue id per task, -1 before placement
   std::vector<char> map_queued, reduce_queued;
   std::vector<int> own;  // the job's policy-C queues
+  // Kept up to date from the change log (CatchUp):
+  bool reduces_ready = false;        // past slow-start: its queued reduces are in Queue::ready
+  bool recount = false;              // listed in to_recount_
+  std::vector<int64_t> unprocessed;  // per datacenter, at the last Recount
 };
 
 JossQueues::JossQueues() = default;
@@ -66,6 +71,7 @@ void JossQueues::EnsureDatacenters(int k) {
     const auto dc = static_cast<int32_t>(map_queues_.size());
     map_queues_.emplace_back();
     reduce_queues_.emplace_back();
+    unprocessed_.push_back(0);
     NewQueue(dc, -1, true);
     NewQueue(dc, -1, false);
   }
@@ -82,31 +88,98 @@ int JossQueues::NewQueue(int32_t dc, JobId owner, bool is_map) {
   return id;
 }
 
-std::vector<int64_t> JossQueues::Unprocessed(const ClusterState& state) const {
-  std::vector<int64_t> count(map_queues_.size(), 0);
-  for (size_t j = 0; j < plans_.size(); ++j) {
-    if (!plans_[j]) continue;
-    const Job& job = state.job(static_cast<JobId>(j));
-    const Plan& p = *plans_[j];
-    for (size_t i = 0; i < job.maps.size(); ++i) {
-      if (p.map_queue[i] >= 0 && job.maps[i].state != TaskState::kDone) {
-        ++count[static_cast<size_t>(queues_[static_cast<size_t>(p.map_queue[i])]->dc)];
-      }
+JossQueues::Plan* JossQueues::PlanOf(JobId job) const {
+  if (job < 0 || static_cast<size_t>(job) >= plans_.size()) return nullptr;
+  return plans_[static_cast<size_t>(job)].get();
+}
+
+// Counts the tasks of `job` that have a queue and are not done, by the
+// queue's datacenter, replacing the job's previous counts in the totals.
+void JossQueues::Recount(const ClusterState& state, JobId job) {
+  Plan& p = *PlanOf(job);
+  for (size_t c = 0; c < p.unprocessed.size(); ++c) unprocessed_[c] -= p.unprocessed[c];
+  p.unprocessed.assign(unprocessed_.size(), 0);
+  auto count = [&](const std::vector<int>& queue_of, auto&& done) {
+    for (size_t i = 0; i < queue_of.size(); ++i) {
+      if (queue_of[i] < 0 || done(i)) continue;
+      ++p.unprocessed[static_cast<size_t>(queues_[static_cast<size_t>(queue_of[i])]->dc)];
     }
-    for (size_t i = 0; i < job.reduces.size(); ++i) {
-      if (p.reduce_queue[i] >= 0 && job.reduces[i].state != TaskState::kDone) {
-        ++count[static_cast<size_t>(queues_[static_cast<size_t>(p.reduce_queue[i])]->dc)];
+  };
+  const Job& j = state.job(job);
+  count(p.map_queue, [&](size_t i) { return j.maps[i].state == TaskState::kDone; });
+  count(p.reduce_queue, [&](size_t i) { return j.reduces[i].state == TaskState::kDone; });
+  for (size_t c = 0; c < p.unprocessed.size(); ++c) unprocessed_[c] += p.unprocessed[c];
+}
+
+const std::vector<int64_t>& JossQueues::Unprocessed(const ClusterState& state) {
+  CatchUp(state);
+  for (JobId id : to_recount_) {
+    Plan* p = PlanOf(id);
+    if (p == nullptr) continue;  // finished since
+    p->recount = false;
+    Recount(state, id);
+  }
+  to_recount_.clear();
+  return unprocessed_;
+}
+
+void JossQueues::CatchUp(const ClusterState& state) {
+  std::span<const JobId> changed;
+  if (state.ChangedJobsSince(seen_seq_, &changed)) {
+    for (JobId id : changed) Changed(state, id);
+  } else {  // the log no longer reaches back to seen_seq_: any job may have changed
+    for (size_t j = 0; j < plans_.size(); ++j) Changed(state, static_cast<JobId>(j));
+  }
+  seen_seq_ = state.change_seq();
+}
+
+void JossQueues::Changed(const ClusterState& state, JobId job) {
+  Plan* p = PlanOf(job);
+  if (p == nullptr) return;  // a FIFO job, or not (or no longer) scheduled
+  if (!p->recount) {
+    p->recount = true;
+    to_recount_.push_back(job);
+  }
+  const Job& j = state.job(job);
+  SetReady(job, !j.done && j.reduces_may_start());
+}
+
+void JossQueues::SetReady(JobId job, bool ready) {
+  Plan& p = *PlanOf(job);
+  if (p.reduces_ready == ready) return;
+  p.reduces_ready = ready;
+  for (int id : QueuesIn(p.reduce_queue)) {
+    Queue& q = *queues_[static_cast<size_t>(id)];
+    for (const Entry& e : EntriesOf(q, job)) {
+      if (ready) {
+        q.ready.insert(e);
+      } else {
+        q.ready.erase(e);
       }
     }
   }
-  return count;
+}
+
+std::vector<int> JossQueues::QueuesIn(const std::vector<int>& queue_of) {
+  std::vector<int> ids;
+  for (int id : queue_of) {
+    if (id >= 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
+std::vector<JossQueues::Entry> JossQueues::EntriesOf(const Queue& q, JobId job) {
+  std::vector<Entry> entries;
+  auto it = q.by_job.lower_bound(Entry{std::numeric_limits<int64_t>::min(), {job, 0}});
+  for (; it != q.by_job.end() && it->task.job == job; ++it) entries.push_back(*it);
+  return entries;
 }
 
 // Policy A's cen_w (Fig. 4 lines 9–10): fewest unprocessed tasks among the
 // datacenters with a live VPS (all datacenters if none has one); lowest
 // index on ties.
-int32_t JossQueues::LeastUnprocessed(const ClusterState& state) const {
-  const std::vector<int64_t> count = Unprocessed(state);
+int32_t JossQueues::LeastUnprocessed(const ClusterState& state) {
+  const std::vector<int64_t>& count = Unprocessed(state);
   std::vector<char> live(count.size(), 0);
   bool any_live = false;
   for (const Node& n : state.nodes()) {
@@ -127,12 +200,11 @@ void JossQueues::Push(JobId job, int32_t index, bool is_map, int queue, bool fro
   Plan& p = *plans_[static_cast<size_t>(job)];
   (is_map ? p.map_queue : p.reduce_queue)[static_cast<size_t>(index)] = queue;
   (is_map ? p.map_queued : p.reduce_queued)[static_cast<size_t>(index)] = 1;
-  std::deque<TaskRef>& tasks = queues_[static_cast<size_t>(queue)]->tasks;
-  if (front) {
-    tasks.push_front({job, index});
-  } else {
-    tasks.push_back({job, index});
-  }
+  Queue& q = *queues_[static_cast<size_t>(queue)];
+  const Entry e{front ? --q.front : q.back++, {job, index}};
+  q.fifo.insert(e);
+  q.by_job.insert(e);
+  if (!is_map && p.reduces_ready) q.ready.insert(e);
 }
 
 void JossQueues::Schedule(const ClusterState& state, JobId job, JossClass cls) {
@@ -144,31 +216,42 @@ void JossQueues::Schedule(const ClusterState& state, JobId job, JossClass cls) {
   }
   EnsureDatacenters(k);
   const Job& j = state.job(job);
-  const size_t m = j.maps.size();
   // Chosen before this job's plan exists, so its own tasks do not count.
   const int32_t least = LeastUnprocessed(state);
   if (static_cast<size_t>(job) >= plans_.size()) plans_.resize(static_cast<size_t>(job) + 1);
   auto plan = std::make_unique<Plan>();
-  plan->map_queue.assign(m, -1);
-  plan->map_queued.assign(m, 0);
+  plan->map_queue.assign(j.maps.size(), -1);
+  plan->map_queued.assign(j.maps.size(), 0);
   plan->reduce_queue.assign(j.reduces.size(), -1);
   plan->reduce_queued.assign(j.reduces.size(), 0);
+  plan->reduces_ready = j.reduces_may_start();
   plans_[static_cast<size_t>(job)] = std::move(plan);
-
-  if (cls == JossClass::kSmallReduceHeavy) {  // policy A, lines 8–12
-    for (size_t i = 0; i < m; ++i)
-      Push(job, static_cast<int32_t>(i), true, map_queues_[least][0], false);
-    for (size_t i = 0; i < j.reduces.size(); ++i) {
-      Push(job, static_cast<int32_t>(i), false, reduce_queues_[least][0], false);
-    }
-    return;
+  if (cls == JossClass::kSmallReduceHeavy) {
+    PlacePolicyA(j, least);
+  } else {
+    PlacePolicyBC(state, j, cls == JossClass::kSmallMapHeavy, least);
   }
+  Recount(state, job);
+}
 
-  // Policies B and C, lines 14–40.
-  const bool small = cls == JossClass::kSmallMapHeavy;
+// Policy A, lines 8–12: everything to cen_w's permanent queues.
+void JossQueues::PlacePolicyA(const Job& job, int32_t cen_w) {
+  const auto w = static_cast<size_t>(cen_w);
+  for (size_t i = 0; i < job.maps.size(); ++i) {
+    Push(job.id, static_cast<int32_t>(i), true, map_queues_[w][0], false);
+  }
+  for (size_t i = 0; i < job.reduces.size(); ++i) {
+    Push(job.id, static_cast<int32_t>(i), false, reduce_queues_[w][0], false);
+  }
+}
+
+// Policies B (`small`) and C, lines 14–40.
+void JossQueues::PlacePolicyBC(const ClusterState& state, const Job& j, bool small, int32_t least) {
+  const JobId job = j.id;
+  const size_t m = j.maps.size();
   // Lines 14–15: L_c, the maps whose block has a live replica in cen_c, in
   // index order (each map once per datacenter).
-  std::vector<std::vector<int32_t>> L(static_cast<size_t>(k));
+  std::vector<std::vector<int32_t>> L(static_cast<size_t>(state.datacenters()));
   for (size_t i = 0; i < m; ++i) {
     for (NodeId r : j.maps[i].replicas) {
       const Node& n = state.node(r);
@@ -217,10 +300,19 @@ void JossQueues::RemoveJob(JobId job) {
     fifo_jobs_.erase(it);
     fifo_tasks_.RemoveJob(job);
   }
-  if (job < 0 || static_cast<size_t>(job) >= plans_.size() || !plans_[static_cast<size_t>(job)]) {
-    return;
-  }
-  for (int id : plans_[static_cast<size_t>(job)]->own) {
+  Plan* p = PlanOf(job);
+  if (p == nullptr) return;
+  for (size_t c = 0; c < p->unprocessed.size(); ++c) unprocessed_[c] -= p->unprocessed[c];
+  // Entries left behind (a killed job's) would never be taken.
+  auto drop = [&](const std::vector<int>& queue_of, bool is_map) {
+    for (int id : QueuesIn(queue_of)) {
+      Queue& q = *queues_[static_cast<size_t>(id)];
+      for (const Entry& e : EntriesOf(q, job)) Erase(q, e, is_map);
+    }
+  };
+  drop(p->map_queue, /*is_map=*/true);
+  drop(p->reduce_queue, /*is_map=*/false);
+  for (int id : p->own) {
     const int32_t dc = queues_[static_cast<size_t>(id)]->dc;
     std::erase(map_queues_[static_cast<size_t>(dc)], id);
     std::erase(reduce_queues_[static_cast<size_t>(dc)], id);
@@ -235,15 +327,14 @@ void JossQueues::TaskPendingAgain(const ClusterState& state, JobId job, int32_t 
     fifo_tasks_.TaskPendingAgain(state, job, index, is_map);
     return;
   }
-  if (job < 0 || static_cast<size_t>(job) >= plans_.size() || !plans_[static_cast<size_t>(job)]) {
-    return;
-  }
-  const Plan& p = *plans_[static_cast<size_t>(job)];
+  const Plan* p = PlanOf(job);
+  if (p == nullptr) return;
   const auto i = static_cast<size_t>(index);
-  if (!IsPending(state, {job, index}, is_map) || (is_map ? p.map_queued[i] : p.reduce_queued[i])) {
+  if (!IsPending(state, {job, index}, is_map) ||
+      (is_map ? p->map_queued[i] : p->reduce_queued[i])) {
     return;
   }
-  Push(job, index, is_map, is_map ? p.map_queue[i] : p.reduce_queue[i], /*front=*/true);
+  Push(job, index, is_map, is_map ? p->map_queue[i] : p->reduce_queue[i], /*front=*/true);
 }
 
 void JossQueues::Refresh(const ClusterState& state) {
@@ -270,14 +361,23 @@ bool JossQueues::IsPending(const ClusterState& state, const TaskRef& t, bool is_
                 : job.reduces[i].state == TaskState::kPending;
 }
 
-TaskRef JossQueues::Erase(Queue& q, size_t pos, bool is_map) {
-  const TaskRef t = q.tasks[pos];
-  q.tasks.erase(q.tasks.begin() + static_cast<std::ptrdiff_t>(pos));
-  if (static_cast<size_t>(t.job) < plans_.size() && plans_[static_cast<size_t>(t.job)]) {
-    Plan& p = *plans_[static_cast<size_t>(t.job)];
-    (is_map ? p.map_queued : p.reduce_queued)[static_cast<size_t>(t.index)] = 0;
+TaskRef JossQueues::Erase(Queue& q, Entry e, bool is_map) {
+  q.fifo.erase(e);
+  q.by_job.erase(e);
+  q.ready.erase(e);
+  if (Plan* p = PlanOf(e.task.job)) {
+    (is_map ? p->map_queued : p->reduce_queued)[static_cast<size_t>(e.task.index)] = 0;
   }
-  return t;
+  return e.task;
+}
+
+const JossQueues::Entry* JossQueues::Head(const ClusterState& state, Queue& q, bool is_map) {
+  while (!q.fifo.empty()) {
+    const Entry& head = *q.fifo.begin();
+    if (IsPending(state, head.task, is_map)) return &head;
+    Erase(q, head, is_map);
+  }
+  return nullptr;
 }
 
 int JossQueues::map_queue_count(int32_t dc) const {
@@ -298,44 +398,43 @@ JossQueues::Queue& JossQueues::At(int32_t dc, int q, bool is_map) {
 std::optional<TaskRef> JossQueues::TakeMap(const ClusterState& state, int32_t dc, int q,
                                            NodeId node, bool locality) {
   Queue& queue = At(dc, q, /*is_map=*/true);
-  size_t best = 0;
-  Locality best_loc = Locality::kOffDatacenter;
-  bool found = false;
-  for (size_t pos = 0; pos < queue.tasks.size();) {
-    const TaskRef& t = queue.tasks[pos];
-    if (!IsPending(state, t, true)) {
-      Erase(queue, pos, true);  // stale: drop, stay at pos
-      continue;
-    }
-    if (!found) {
-      found = true;
-      best = pos;
-      if (!locality) break;  // TTA: the head
-      best_loc =
-          state.LocalityOf(node, state.job(t.job).maps[static_cast<size_t>(t.index)].replicas);
-    } else if (t.job == queue.tasks[best].job) {
-      // JTA: the head job's best-placed map; the first on ties.
-      const Locality loc =
-          state.LocalityOf(node, state.job(t.job).maps[static_cast<size_t>(t.index)].replicas);
-      if (loc < best_loc) best = pos, best_loc = loc;
-    }
-    if (best_loc == Locality::kNode) break;
-    ++pos;
-  }
-  if (!found) return std::nullopt;
-  return Erase(queue, best, true);
+  const Entry* head = Head(state, queue, /*is_map=*/true);
+  if (head == nullptr) return std::nullopt;
+  const Entry pick = locality ? JobDrivenPick(state, queue, head->task.job, node) : *head;
+  return Erase(queue, pick, /*is_map=*/true);
 }
 
-std::optional<TaskRef> JossQueues::TakeReduce(const ClusterState& state, int32_t dc, int q) {
-  Queue& queue = At(dc, q, /*is_map=*/false);
-  for (size_t pos = 0; pos < queue.tasks.size();) {
-    const TaskRef& t = queue.tasks[pos];
-    if (!IsPending(state, t, false)) {
-      Erase(queue, pos, false);
+// The first of `job`'s entries with the best locality for `node`, in queue
+// order; the head is one of them, so there is one. Only the job's entries
+// are read (by_job), and none past the first on `node`.
+JossQueues::Entry JossQueues::JobDrivenPick(const ClusterState& state, Queue& q, JobId job,
+                                            NodeId node) {
+  const std::vector<MapTask>& maps = state.job(job).maps;
+  std::optional<Entry> best;
+  Locality best_loc = Locality::kOffDatacenter;
+  auto it = q.by_job.lower_bound(Entry{std::numeric_limits<int64_t>::min(), {job, 0}});
+  while (it != q.by_job.end() && it->task.job == job) {
+    const Entry e = *it++;
+    if (!IsPending(state, e.task, /*is_map=*/true)) {
+      Erase(q, e, /*is_map=*/true);
       continue;
     }
-    if (state.job(t.job).reduces_may_start()) return Erase(queue, pos, false);
-    ++pos;
+    const Locality loc = state.LocalityOf(node, maps[static_cast<size_t>(e.task.index)].replicas);
+    if (!best || loc < best_loc) best = e, best_loc = loc;
+    if (loc == Locality::kNode) break;
+  }
+  return *best;
+}
+
+// The first entry, in queue order, whose job is past slow-start: the head
+// of Queue::ready once it is up to date.
+std::optional<TaskRef> JossQueues::TakeReduce(const ClusterState& state, int32_t dc, int q) {
+  CatchUp(state);
+  Queue& queue = At(dc, q, /*is_map=*/false);
+  while (!queue.ready.empty()) {
+    const Entry e = *queue.ready.begin();
+    if (IsPending(state, e.task, /*is_map=*/false)) return Erase(queue, e, /*is_map=*/false);
+    Erase(queue, e, /*is_map=*/false);
   }
   return std::nullopt;
 }

@@ -63,13 +63,32 @@
 //     - A large job's queues are dropped when the job finishes (the paper
 //       never retires them).
 //
+// Speed (a heartbeat must take microseconds with 20,000 queued maps):
+//   - A queue is an ordered set, not a deque: each entry carries its
+//     position `seq` (a push to the back takes the next number up, a push
+//     to the front the next number down), so the head is found, and a
+//     taken entry erased from anywhere, in O(log n).
+//   - Each queue also keeps its entries grouped by job, in queue order, so
+//     JTA's pick (the head job's best-placed map) walks the head job's
+//     entries only, stopping at the first on the VPS, instead of the whole
+//     queue. Locality is computed from the replicas at that moment, so a
+//     replica added mid-job (the master's re-replication) counts at once.
+//   - A reduce queue also keeps the entries of jobs past slow-start, in
+//     queue order, so TakeReduce does not walk past the reduces that must
+//     wait. Whether a job is past slow-start is re-read for the jobs that
+//     ClusterState's change log names (any change to a job is logged).
+//   - Policy A's unprocessed counts are kept per datacenter and per job;
+//     only the jobs the change log names are recounted.
+//   - When a job finishes, the entries it still has (a killed job's) leave
+//     its queues at once; an entry found not pending anyway is dropped.
+//
 // Not thread-safe; no I/O. Who calls what: JossPolicy forwards its events.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -142,7 +161,8 @@ class JossQueues {
   // The first map of MQ_{dc,q} (TTA, Fig. 5 line 11), or with `locality`
   // the Hadoop FIFO pick inside the queue (JTA, Fig. 6 line 11): the head
   // entry's job, and among its entries the first with the best locality
-  // for `node` (node, rack, datacenter, other).
+  // for `node` (node, rack, datacenter, other). O(log n) plus the head
+  // job's entries in the queue up to the pick.
   std::optional<TaskRef> TakeMap(const ClusterState& state, int32_t dc, int q, NodeId node,
                                  bool locality);
   // The first reduce of RQ_{dc,q} whose job is past slow-start (Fig. 5/6
@@ -151,26 +171,67 @@ class JossQueues {
   std::optional<TaskRef> TakeReduce(const ClusterState& state, int32_t dc, int q);
 
   // Tasks queued in or launched from each datacenter's queues and not yet
-  // finished (policy A's "unprocessed tasks").
-  std::vector<int64_t> Unprocessed(const ClusterState& state) const;
+  // finished (policy A's "unprocessed tasks"), by datacenter. Recounts
+  // only the jobs changed since the last call (all of them if the change
+  // log no longer reaches back that far). Valid until the queues change.
+  const std::vector<int64_t>& Unprocessed(const ClusterState& state);
   // Datacenter a task was scheduled to, or -1 (new job, or unknown).
   int32_t HomeOf(JobId job, int32_t index, bool is_map) const;
 
  private:
+  // A queue entry at position `seq` (see "Speed" above).
+  struct Entry {
+    int64_t seq = 0;
+    TaskRef task;
+  };
+  struct ByPosition {
+    bool operator()(const Entry& a, const Entry& b) const { return a.seq < b.seq; }
+  };
+  struct ByJob {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.task.job != b.task.job ? a.task.job < b.task.job : a.seq < b.seq;
+    }
+  };
   struct Queue {
     int32_t dc = 0;
-    JobId owner = -1;  // -1: a permanent queue MQ_{c,0} / RQ_{c,0}
-    std::deque<TaskRef> tasks;
+    JobId owner = -1;                   // -1: a permanent queue MQ_{c,0} / RQ_{c,0}
+    std::set<Entry, ByPosition> fifo;   // the queue, head first
+    std::set<Entry, ByJob> by_job;      // the same entries, by job, each job's in queue order
+    std::set<Entry, ByPosition> ready;  // reduce queues: the entries of jobs past slow-start
+    int64_t front = 0;                  // a push to the front gets --front
+    int64_t back = 0;                   // a push to the back gets back++
   };
-  struct Plan;  // per scheduled job: each task's queue, and whether queued
+  struct Plan;  // per scheduled job: each task's queue, whether queued, its counts
 
   void EnsureDatacenters(int k);
   int NewQueue(int32_t dc, JobId owner, bool is_map);
-  int32_t LeastUnprocessed(const ClusterState& state) const;
+  // Fig. 4 lines 8–12, and lines 14–40 (`least`: policy A's cen_w).
+  void PlacePolicyA(const Job& job, int32_t cen_w);
+  void PlacePolicyBC(const ClusterState& state, const Job& job, bool small, int32_t least);
+  int32_t LeastUnprocessed(const ClusterState& state);
+  // Reads the change log from seen_seq_ on, calling Changed for each job
+  // it names (every job if the log no longer reaches back that far).
+  void CatchUp(const ClusterState& state);
+  // `job` may have changed: re-checks its slow-start (Queue::ready) and
+  // lists it for Recount.
+  void Changed(const ClusterState& state, JobId job);
+  // Puts `job`'s reduce entries in or out of Queue::ready.
+  void SetReady(JobId job, bool ready);
+  // Brings `job`'s share of unprocessed_ up to date with the state.
+  void Recount(const ClusterState& state, JobId job);
+  Plan* PlanOf(JobId job) const;
+  // The distinct queues that `queue_of` (a Plan's per-task queue ids) names.
+  static std::vector<int> QueuesIn(const std::vector<int>& queue_of);
+  // `job`'s entries in `q`, each job's being one range of q.by_job.
+  static std::vector<Entry> EntriesOf(const Queue& q, JobId job);
   void Push(JobId job, int32_t index, bool is_map, int queue, bool front);
-  // Drops entries that are no longer pending (defensive; they should not be
-  // there) and marks the taken entry as out of its queue.
-  TaskRef Erase(Queue& q, size_t pos, bool is_map);
+  // Erases `e` from `q` and marks its task as out of its queue.
+  TaskRef Erase(Queue& q, Entry e, bool is_map);
+  // The first entry whose task is pending, dropping the others before it;
+  // null if there is none.
+  const Entry* Head(const ClusterState& state, Queue& q, bool is_map);
+  // JTA's pick (TakeMap) among `job`'s entries of `q`.
+  Entry JobDrivenPick(const ClusterState& state, Queue& q, JobId job, NodeId node);
   bool IsPending(const ClusterState& state, const TaskRef& t, bool is_map) const;
   std::vector<JobId> FifoOrder(const ClusterState& state) const;
   // MQ_{dc,q} (is_map) or RQ_{dc,q}.
@@ -182,6 +243,9 @@ class JossQueues {
   std::vector<std::unique_ptr<Plan>> plans_;     // by JobId; null: not in c-queues
   std::vector<JobId> fifo_jobs_;                 // jobs in MQ_FIFO / RQ_FIFO
   JobTaskIndex fifo_tasks_;
+  uint64_t seen_seq_ = 0;             // the change log is read up to here
+  std::vector<JobId> to_recount_;     // jobs changed since their last Recount
+  std::vector<int64_t> unprocessed_;  // Σ of the plans' counts, per datacenter
 };
 
 }  // namespace mr::sched

@@ -158,6 +158,26 @@ TEST(JossPolicyTest, PolicyAPicksTheDatacenterWithFewestUnprocessedTasks) {
   EXPECT_THAT(ReduceHomes(host, permu), ElementsAre(1, 1));
 }
 
+TEST(JossPolicyTest, UnprocessedCountsFollowTheStateWhenTheChangeLogHasMovedOn) {
+  // The counts are kept from ClusterState's change log; when more has
+  // changed than the log keeps, every job is recounted.
+  for (int churn : {0, 200000}) {
+    SCOPED_TRACE("churn " + std::to_string(churn));
+    TestHost host(MakePolicy("joss-t"));
+    NodeId a = host.AddNode(0, /*map_slots=*/3, /*reduce_slots=*/1);
+    host.AddNodes(0, 2), host.AddNodes(1, 3);
+    JobId first = host.AddJob(FpJob({{a}, {a}, {a}}, 3.0));  // policy A: 4 tasks to cen_1
+    EXPECT_THAT(host.Heartbeat(a),
+                ElementsAre(Map(first, 0, a), Map(first, 1, a), Map(first, 2, a)));
+    JobId second = host.AddJob(FpJob({{a}, {a}}, 3.0));  // running tasks count: 3 tasks to cen_2
+    EXPECT_THAT(MapHomes(host, second), ElementsAre(1, 1));
+    for (int32_t i = 0; i < 3; ++i) host.FinishMap(first, i);
+    for (int i = 0; i < churn; ++i) host.state().mutable_job(second).priority = 0;
+    // cen_1 has one unprocessed task left (first's reduce), cen_2 three.
+    EXPECT_THAT(MapHomes(host, host.AddJob(FpJob({{a}}, 3.0))), ElementsAre(0));
+  }
+}
+
 TEST(JossPolicyTest, PolicyCGivesALargeJobItsOwnQueues) {
   TestHost host(MakePolicy("joss-t"));
   std::vector<NodeId> cen1 = host.AddNodes(0, 2), cen2 = host.AddNodes(1, 2);
@@ -202,6 +222,50 @@ TEST(JossPolicyTest, JtaPicksTheVpsLocalMapWhereTtaTakesTheHead) {
   }
 }
 
+TEST(JossPolicyTest, JtaPicksOnlyAmongTheHeadJobsMaps) {
+  TestHost host(MakePolicy("joss-j"));
+  NodeId a = host.AddNode(0, /*map_slots=*/1), b = host.AddNode(0);
+  host.AddNode(0), host.AddNodes(1, 3);
+  JobId first = host.AddJob(FpJob({{b}, {b}}, 1.0));  // both in MQ_{1,0}
+  JobId second = host.AddJob(FpJob({{a}}, 1.0));
+  (void)second;
+  // Hadoop FIFO inside the queue: the head entry's job first, so a takes
+  // first's Cen-local map, not second's VPS-local one.
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(first, 0, a)));
+}
+
+TEST(JossPolicyTest, JtaTakesTheFirstLocalMapInQueueOrder) {
+  TestHost host(MakePolicy("joss-j"));
+  NodeId a = host.AddNode(0, /*map_slots=*/2), b = host.AddNode(0);
+  host.AddNode(0), host.AddNodes(1, 3);
+  JobId j = host.AddJob(FpJob({{a}, {a}, {b}}, 1.0));
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 0, a), Map(j, 1, a)));
+  host.FailMap(j, 0);
+  host.FailMap(j, 1);  // to the front, ahead of map 0
+  // Both are on a: the first in the queue wins, not the lowest index.
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a), Map(j, 0, a)));
+}
+
+TEST(JossPolicyTest, JtaPrefersTheRackToTheDatacenter) {
+  TestHost host(MakePolicy("joss-j"));
+  NodeId a = host.AddNode(0, 1, 1, /*rack=*/0), b = host.AddNode(0, 1, 1, /*rack=*/1);
+  NodeId c = host.AddNode(0, 1, 1, /*rack=*/0);
+  for (int i = 0; i < 3; ++i) host.AddNode(1, 1, 1, /*rack=*/2);
+  JobId j = host.AddJob(FpJob({{b}, {c}}, 1.0));
+  // Hadoop's order: node, rack, datacenter; B2 is in a's rack.
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a)));
+}
+
+TEST(JossPolicyTest, JtaSeesAReplicaAddedWhileTheMapWaits) {
+  TestHost host(MakePolicy("joss-j"));
+  NodeId a = host.AddNode(0, /*map_slots=*/1), b = host.AddNode(0);
+  host.AddNode(0), host.AddNodes(1, 3);
+  JobId j = host.AddJob(FpJob({{b}, {b}}, 1.0));
+  // The master adds a re-replicated block's new home to the maps reading it.
+  host.state().mutable_job(j).maps[1].replicas.push_back(a);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a)));
+}
+
 TEST(JossPolicyTest, ReducesWaitForSlowStartInTheirDatacenter) {
   TestHost host(MakePolicy("joss-t"));
   NodeId a = host.AddNode(0, /*map_slots=*/1, /*reduce_slots=*/1);
@@ -216,6 +280,34 @@ TEST(JossPolicyTest, ReducesWaitForSlowStartInTheirDatacenter) {
   EXPECT_THAT(host.Heartbeat(c), IsEmpty());
   // …cen_1's does (Fig. 5 lines 19–22).
   EXPECT_THAT(host.Heartbeat(a), ElementsAre(Reduce(j, 0, a)));
+}
+
+TEST(JossPolicyTest, AMapRedoneAfterANodeLossHoldsItsReducesBackAgain) {
+  TestHost host(MakePolicy("joss-t"));
+  NodeId a = host.AddNode(0, 1, 1), a2 = host.AddNode(0, 1, 1);
+  host.AddNode(1, 1, 1);
+  Job job = FpJob({{a}}, 1.0);
+  job.slowstart = 1.0;
+  JobId j = host.AddJob(job);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 0, a)));
+  host.FinishMap(j, 0);  // past slow-start…
+  host.LoseNode(a);      // …until the map's output is lost with a
+  // The map runs again; the reduce must wait for it once more.
+  EXPECT_THAT(host.Heartbeat(a2), ElementsAre(Map(j, 0, a2)));
+}
+
+TEST(JossPolicyTest, AKilledJobsQueuedTasksAreNotOffered) {
+  TestHost host(MakePolicy("joss-j"));
+  NodeId a = host.AddNode(0, 1, 1);
+  host.AddNodes(0, 2), host.AddNodes(1, 3);
+  Job job = FpJob({{a}, {a}}, 1.0);
+  job.slowstart = 0;
+  JobId killed = host.AddJob(job);
+  JobId next = host.AddJob(job);
+  // A host may finish a job with tasks outstanding (ClusterState::FinishJob).
+  host.state().FinishJob(killed);
+  host.policy().OnJobFinished(host.state(), killed, host.now());
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(next, 0, a), Reduce(next, 0, a)));
 }
 
 TEST(JossPolicyTest, IdleStealLetsAnIdleVpsServeOtherDatacenters) {
