@@ -244,7 +244,7 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
       if (r.is_map()) {
         sched::MapTask& m = mj.maps[static_cast<size_t>(r.index())];
         m.bytes_read = r.bytes_read();
-        m.partition_bytes.assign(r.partition_bytes().begin(), r.partition_bytes().end());
+        m.partition_bytes.assign(r.partition_raw_bytes().begin(), r.partition_raw_bytes().end());
       }
       break;
     }
@@ -271,6 +271,11 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
     return;
   }
   RecordMap(job, r);
+  // The final sizes, which the probabilistic policy's reduce cost reads
+  // (Shen Eq. 3) for as long as the job runs.
+  sched::MapTask& m = state_.mutable_job(job.sid).maps[static_cast<size_t>(r.index())];
+  m.bytes_read = r.bytes_read();
+  m.partition_bytes.assign(r.partition_raw_bytes().begin(), r.partition_raw_bytes().end());
   state_.FinishMap(job.sid, r.index(), static_cast<double>(r.run_ms()));
   scheduler_->OnMapFinished(state_, job.sid, r.index(), Now());
   MaybeFinish(job);

@@ -60,7 +60,10 @@ struct MapTask {
   std::vector<NodeId> failed_on;
   // Progress reported by the running attempt (Shen Eq. 3 estimates from it).
   int64_t bytes_read = 0;
-  std::vector<int64_t> partition_bytes;  // output so far, per reduce partition
+  // Output so far in bytes, per reduce partition (the master reports key +
+  // value bytes after the combiner: exact once the map is done, an
+  // estimate while it runs; mr-sim, the modelled partition sizes).
+  std::vector<int64_t> partition_bytes;
 };
 
 struct ReduceTask {

@@ -545,7 +545,8 @@ std::atomic<uint64_t> g_run_seq{0};
 }  // namespace
 
 struct MapOutputBuffer::Impl {
-  explicit Impl(const MapOutputOptions& o) : options(o), compressor(o.zstd_level) {
+  explicit Impl(const MapOutputOptions& o)
+      : options(o), compressor(o.zstd_level), progress(static_cast<size_t>(o.partitions), 0) {
     if (o.sum_counts) counts = std::make_unique<CountTable>(o.sort_buffer_bytes);
   }
 
@@ -560,6 +561,7 @@ struct MapOutputBuffer::Impl {
   std::vector<Run> runs;           // current runs, in spill order
   std::vector<std::string> files;  // every file not yet removed (runs, temporary output)
   MapOutputIndex stats;
+  std::vector<int64_t> progress;  // partition_bytes_so_far()
   bool finished = false;
   Status failed;  // set by a failed spill: the buffer is unusable afterwards
 
@@ -650,6 +652,7 @@ struct MapOutputBuffer::Impl {
         MR_ASSIGN_OR_RETURN(const int p, PartitionOf(key));
         partition = static_cast<uint32_t>(p);
       }
+      progress[partition] += static_cast<int64_t>(key.size() + value.size());
       return InsertCount(partition, key, hash, n);
     });
   }
@@ -718,6 +721,7 @@ struct MapOutputBuffer::Impl {
     arena.append(key);
     arena.append(value);
     buffered_bytes += size + kRecordOverhead;
+    progress[static_cast<size_t>(partition)] += size;
     CountRecord(key, value);
     if (buffered_bytes >= options.sort_buffer_bytes) MR_RETURN_IF_ERROR(SpillToRun());
     return Status::OK();
@@ -978,6 +982,10 @@ Status MapOutputBuffer::Add(std::string_view key, std::string_view value) {
     return m.Count(CountTable::kAnyPartition, key, value, n);
   }
   return m.Guard([&] { return m.Add(key, value); });
+}
+
+const std::vector<int64_t>& MapOutputBuffer::partition_bytes_so_far() const {
+  return impl_->progress;
 }
 
 Result<MapOutputIndex> MapOutputBuffer::Finish(const std::string& output_path) {

@@ -100,6 +100,14 @@ class MapOutputBuffer {
   // renamed) and returns its index. The buffer cannot be used afterwards.
   Result<MapOutputIndex> Finish(const std::string& output_path);
 
+  // Progress for the scheduler (Shen Eq. 3 extrapolates from it): an
+  // estimate of each partition's output so far, in key + value bytes. A
+  // buffered record counts when added (before the combiner); with
+  // sum_counts a key counts once each time it enters the count table (what
+  // the combiner will emit for it), not at every increment, so the hot path
+  // pays nothing. Finish's SegmentInfo::raw_bytes is the exact figure.
+  const std::vector<int64_t>& partition_bytes_so_far() const;
+
  private:
   struct Impl;
   explicit MapOutputBuffer(std::unique_ptr<Impl> impl);

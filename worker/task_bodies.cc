@@ -211,12 +211,19 @@ Status TaskTracker::RunMap(Task& task) {
   m.split_length = spec.split_length();
   m.sort_buffer_bytes = config_.jobs.sort_buffer_bytes;
   m.work_dir = task.dir;
+  m.progress = [&task](const std::vector<int64_t>& partition_bytes) {
+    std::lock_guard lock(task.progress_mu);
+    task.partition_bytes = partition_bytes;
+  };
   MR_ASSIGN_OR_RETURN(MapTaskResult result, RunMapTask(m, read));
   report.set_bytes_read(result.input_bytes);
   report.set_raw_output_bytes(result.raw_output_bytes);
   report.set_records_in(result.records_in);
   report.set_records_out(result.records_out);
-  for (const SegmentInfo& s : result.index.segments) report.add_partition_bytes(s.compressed_bytes);
+  for (const SegmentInfo& s : result.index.segments) {
+    report.add_partition_bytes(s.compressed_bytes);
+    report.add_partition_raw_bytes(s.raw_bytes);
+  }
   if (spec.reducers() > 0) {
     task.output = {result.output_path, result.index};
     return Status::OK();

@@ -208,7 +208,14 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
   }
   MR_ASSIGN_OR_RETURN(std::unique_ptr<MapOutputBuffer> buffer, MapOutputBuffer::Create(options));
   PartitionedOutput out(buffer.get());
-  MR_RETURN_IF_ERROR(MapSplit(spec, read, *job, out, &result));
+  jobs::LineReader::ReadFn read_reporting = read;
+  if (spec.progress) {
+    read_reporting = [&](int64_t offset, int64_t n, std::string* chunk) {
+      spec.progress(buffer->partition_bytes_so_far());
+      return read(offset, n, chunk);
+    };
+  }
+  MR_RETURN_IF_ERROR(MapSplit(spec, read_reporting, *job, out, &result));
   MR_RETURN_IF_ERROR(out.status());
   result.output_path = JoinPath(spec.work_dir, "map-output");
   MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));

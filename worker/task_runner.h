@@ -61,6 +61,10 @@ struct MapTaskSpec {
   // An existing local directory owned by this task: the output file and any
   // spill files go here. Default: none (required).
   std::string work_dir;
+  // Called on the task's thread before each read of input (about every MiB)
+  // with MapOutputBuffer::partition_bytes_so_far(): the estimate the worker
+  // reports while the map runs. Not called for map-only jobs. Default: none.
+  std::function<void(const std::vector<int64_t>& partition_bytes)> progress;
 };
 
 struct MapTaskResult {

@@ -44,6 +44,8 @@ void TaskTracker::Fill(pb::HeartbeatRequest* beat) {
     r->set_attempt(t->spec.attempt());
     r->set_state(pb::TaskReport::RUNNING);
     r->set_bytes_read(t->bytes_read);
+    std::lock_guard progress_lock(t->progress_mu);
+    for (int64_t b : t->partition_bytes) r->add_partition_raw_bytes(b);
   }
   for (auto& r : ended_) *beat->add_tasks() = std::move(r);
   ended_.clear();

@@ -75,6 +75,8 @@ class TaskTracker {
     std::atomic<bool> cancel{false};
     std::atomic<bool> ended{false};
     std::atomic<int64_t> bytes_read{0};   // progress of a map
+    std::mutex progress_mu;               // guards partition_bytes
+    std::vector<int64_t> partition_bytes; // a map's output so far (MapTaskSpec::progress)
     pb::TaskReport report;                // filled by the task's thread
     MapOutput output;                     // a finished map's output
     std::thread thread;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -499,6 +500,26 @@ TEST_F(MapOutputTest, BufferThatNeverSpillsWritesOnePass) {
   EXPECT_EQ(index->segments[1].compressed_bytes, 0);
 }
 
+// Progress while a map runs: each buffered record counts in its partition
+// when added, so the sums are the raw bytes in, per partition.
+TEST_F(MapOutputTest, PartitionProgressCountsBufferedRecords) {
+  auto buffer = NewBuffer(Options(3, 1 << 10));  // small: spills on the way
+  ASSERT_TRUE(buffer);
+  EXPECT_EQ(buffer->partition_bytes_so_far(), (std::vector<int64_t>{0, 0, 0}));
+  std::vector<int64_t> want(3, 0);
+  for (int i = 0; i < 500; ++i) {
+    const std::string key = "key" + std::to_string(i);
+    const std::string value(static_cast<size_t>(i % 7), 'v');
+    ASSERT_TRUE(buffer->Add(i % 3 == 2 ? 0 : 2, key, value).ok());
+    want[i % 3 == 2 ? 0 : 2] += static_cast<int64_t>(key.size() + value.size());
+    ASSERT_EQ(buffer->partition_bytes_so_far(), want) << "after record " << i;
+  }
+  auto index = buffer->Finish(out_path());
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  // No combiner: the estimate is the exact output size.
+  for (size_t p = 0; p < 3; ++p) EXPECT_EQ(index->segments[p].raw_bytes, want[p]);
+}
+
 TEST_F(MapOutputTest, NoRecordsGiveEmptySegments) {
   auto buffer = NewBuffer(Options(3, 1 << 20));
   ASSERT_TRUE(buffer);
@@ -770,6 +791,32 @@ TEST_F(CountingTest, WritesWhatTheCombinerWouldOnGeneratedData) {
   EXPECT_GT(Run(records, 7, 1 << 20, false, false).index.spills, 1);
   EXPECT_EQ(Run(records, 7, 1 << 20, true, false).index.spills, 1);
   EXPECT_GT(Run(records, 7, 8 << 10, true, true).index.spills, 10);
+}
+
+// Counting: a key counts once when it enters the table, as the combiner
+// will emit it once — so without a spill the estimate is the output's size
+// up to the counts' digits, and increments cost nothing.
+TEST_F(CountingTest, PartitionProgressCountsEachKeyOnceWhileCounting) {
+  MapOutputOptions o = Options(2, 1 << 20);
+  o.combiner = DecimalSumCombiner();
+  o.sum_counts = true;
+  o.partition = [](std::string_view k) { return PartitionOfKey(k, 2); };
+  auto b = NewBuffer(o);
+  ASSERT_TRUE(b);
+  for (int round = 0; round < 50; ++round) {
+    for (const char* k : {"alpha", "beta", "gamma"}) ASSERT_TRUE(b->Add(k, "1").ok());
+  }
+  std::vector<int64_t> want(2, 0);
+  for (const char* k : {"alpha", "beta", "gamma"}) {
+    want[static_cast<size_t>(PartitionOfKey(k, 2))] += static_cast<int64_t>(std::strlen(k)) + 1;
+  }
+  EXPECT_EQ(b->partition_bytes_so_far(), want);
+  auto index = b->Finish(out_path());
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  for (size_t p = 0; p < 2; ++p) {
+    // The output holds "50" where the estimate counted "1": one digit more per key.
+    EXPECT_EQ(index->segments[p].raw_bytes, want[p] + index->segments[p].records);
+  }
 }
 
 TEST_F(CountingTest, ManyDistinctKeysSpillAndMerge) {

@@ -442,6 +442,44 @@ TEST_F(TaskRunnerTest, RawOutputBytesCountMapOutputBeforeTheCombiner) {
   EXPECT_EQ(big_with.input_bytes, length);
 }
 
+// A running map reports its output per partition before every read of
+// input (about every MiB): the figures only grow, and end at or below the
+// finished segments' sizes (for a job without a combiner, just below: the
+// last read's records come after the last report).
+TEST_F(TaskRunnerTest, ProgressReportsPartitionBytesAsTheMapRuns) {
+  const std::string file = dir_ + "/big.txt";
+  WriteFile(file, GenerateText(3, 60000));
+  const int64_t length = static_cast<int64_t>(fs::file_size(file));
+  ASSERT_GT(length, 3 << 20);
+  for (const std::string job : {"sort", "wordcount"}) {
+    SCOPED_TRACE(job);
+    const std::string work = dir_ + "/progress-" + job;
+    fs::create_directories(work);
+    MapTaskSpec spec;
+    spec.job = job;
+    spec.params = Planned(job, file, {}, 2);
+    spec.reducers = 2;
+    spec.file = file;
+    spec.file_length = length;
+    spec.split_length = length;
+    spec.work_dir = work;
+    std::vector<std::vector<int64_t>> reports;
+    spec.progress = [&](const std::vector<int64_t>& p) { reports.push_back(p); };
+    Result<MapTaskResult> r = RunMapTask(spec, PreadFn(file));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_GE(reports.size(), 3u);
+    EXPECT_EQ(reports.front(), (std::vector<int64_t>{0, 0}));  // before the first read
+    for (size_t i = 1; i < reports.size(); ++i) {
+      ASSERT_EQ(reports[i].size(), 2u);
+      for (size_t p = 0; p < 2; ++p) EXPECT_GE(reports[i][p], reports[i - 1][p]);
+    }
+    for (size_t p = 0; p < 2; ++p) {
+      EXPECT_GT(reports.back()[p], 0);
+      if (job == "sort") EXPECT_LE(reports.back()[p], r->index.segments[p].raw_bytes);
+    }
+  }
+}
+
 TEST_F(TaskRunnerTest, ErrorsAreStatuses) {
   MapTaskSpec spec;
   spec.job = "nosuchjob";
