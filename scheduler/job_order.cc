@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <iterator>
 #include <set>
 #include <span>
@@ -419,7 +421,13 @@ void FairOrder::Recheck(const ClusterState& state, bool for_maps, OrderCache& c,
     // Out of the list, found by the key it was placed with; PlaceAndOrder
     // puts it back by the new one.
     auto before = [&c](JobId a, JobId b) { return InPoolBefore(c, a, b); };
-    p.jobs.erase(std::lower_bound(p.jobs.begin(), p.jobs.end(), id, before));
+    auto at = std::lower_bound(p.jobs.begin(), p.jobs.end(), id, before);
+    if (at == p.jobs.end() || *at != id) {
+      std::cerr << "FairOrder: job " << id << " is not where its cached key puts it"
+                << " (did the host change its pool?)\n";
+      std::abort();
+    }
+    p.jobs.erase(at);
     e.moved = true;
     c.placed.push_back(id);
   }
