@@ -42,6 +42,19 @@ class JobTest : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
+  // InvertedIndex reads a directory of files: `text` and `web` as
+  // work_/docs/{a.txt,b.xml} locally (the oracle's input) and /in/docs in
+  // the DFS. Returns the local directory.
+  std::string PutDocs(const LocalCluster& c, const std::string& text, const std::string& web) {
+    const std::string docs = work_ + "/docs";
+    std::filesystem::create_directories(docs);
+    std::filesystem::copy_file(text, docs + "/a.txt");
+    std::filesystem::copy_file(web, docs + "/b.xml");
+    Put(c, docs + "/a.txt", "/in/docs/a.txt");
+    Put(c, docs + "/b.xml", "/in/docs/b.xml");
+    return docs;
+  }
+
   // `params`: "k=v" or "k=v,k2=v2" or "".
   static std::string ParamFlags(const std::string& params, const char* flag) {
     std::string flags;

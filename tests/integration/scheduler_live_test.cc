@@ -5,8 +5,6 @@
 // the proof that the master carries out any policy's decisions (launches,
 // and the Joint Scheduler's prefetches) without touching master/ or worker/
 // for it.
-#include <filesystem>
-
 #include "tests/integration/job_fixture.h"
 
 namespace mr::testing {
@@ -64,11 +62,7 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
   Put(c, text, "/in/text.txt");
   Put(c, web, "/in/web.xml");
   Put(c, dna, "/in/dna.fa");
-  std::filesystem::create_directories(work_ + "/docs");  // InvertedIndex reads a directory
-  std::filesystem::copy_file(text, work_ + "/docs/a.txt");
-  std::filesystem::copy_file(web, work_ + "/docs/b.xml");
-  Put(c, work_ + "/docs/a.txt", "/in/docs/a.txt");
-  Put(c, work_ + "/docs/b.xml", "/in/docs/b.xml");
+  const std::string docs = PutDocs(c, text, web);
 
   struct Case {
     std::string job, dfs_input, local_input, params;
@@ -80,7 +74,7 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
       {"sort", "/in/text.txt", text, ""},
       {"permu", "/in/dna.fa", dna, ""},
       {"sequencecount", "/in/text.txt", text, ""},
-      {"invertedindex", "/in/docs", work_ + "/docs", ""},
+      {"invertedindex", "/in/docs", docs, ""},
   };
   // All at once, so the policy orders jobs as well as placing tasks.
   for (Case& k : cases) {
@@ -104,7 +98,7 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
     EXPECT_EQ(r["scheduler"], policy);
     ExpectMetricsRecorded(r);
     std::string expected = Oracle(k.job, k.local_input, 2, k.params, 131072);
-    if (k.job == "invertedindex") expected = ReplaceAll(expected, work_ + "/docs", "/in/docs");
+    if (k.job == "invertedindex") expected = ReplaceAll(expected, docs, "/in/docs");
     EXPECT_TRUE(Cat(c, "/out/" + k.job) == expected);
   }
 }
