@@ -1,0 +1,74 @@
+// The mr-sim command line (see cli.h).
+#include "sim/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include "sim/output.h"
+#include "sim/report.h"
+#include "sim/runner.h"
+
+namespace mr::sim {
+
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"mr-sim: the scheduler/ policies on a simulated cluster of 30 to 500 nodes"};
+  app.require_subcommand(1);
+  std::string file, csv_dir, report_dir;
+  std::vector<std::string> sets, params, only;
+  bool json = false, timing = false, quiet = false;
+  auto add_run_options = [&](CLI::App* cmd) {
+    cmd->add_option("FILE", file, "scenario file (sim/scenarios/*.toml)")->required();
+    cmd->add_flag("--json", json, "print {\"runs\": [...]} instead of a table");
+    cmd->add_option("--csv", csv_dir, "also write runs.csv, jobs.csv, backlog.csv into DIR");
+    cmd->add_option("--set", sets, "override a scenario key, e.g. --set cluster.nodes=50");
+    cmd->add_option("--only", only, "run only the scheduler with this label or name");
+    cmd->add_flag("--timing", timing, "add wall-clock figures (output no longer reproducible)");
+    cmd->add_flag("--quiet", quiet, "no progress lines on stderr");
+  };
+  CLI::App* run = app.add_subcommand("run", "run a scenario (with its own [sweep], if any)");
+  add_run_options(run);
+  CLI::App* sweep = app.add_subcommand("sweep", "run a scenario over parameter values");
+  add_run_options(sweep);
+  sweep->add_option("--param", params, "NAME=v1,v2,... (a dotted scenario key)")->required();
+  CLI::App* report =
+      app.add_subcommand("report", "turn DIR/*.json runs into DIR/report.md + SVG charts");
+  report->add_option("DIR", report_dir, "directory of mr-sim run --json outputs")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err);
+  }
+
+  auto fail = [&err](const Status& s) {
+    err << "mr-sim: " << s.message() << "\n";
+    return 2;
+  };
+  if (report->parsed()) {
+    Status s = WriteReport(report_dir);
+    return s.ok() ? 0 : fail(s);
+  }
+  PlanOptions options;
+  for (const std::string& s : sets) {
+    auto o = ParseOverride(s);
+    if (!o.ok()) return fail(o.status());
+    options.set.push_back(*o);
+  }
+  for (const std::string& p : params) {
+    auto axis = ParseSweepAxis(p);
+    if (!axis.ok()) return fail(axis.status());
+    options.params.push_back(*axis);
+  }
+  options.only = only;
+  options.timed = timing;
+  if (!quiet)
+    options.progress = [&err](const std::string& what) { err << "mr-sim: " << what << "\n"; };
+  auto runs = RunScenarioFile(file, options);
+  if (!runs.ok()) return fail(runs.status());
+  out << (json ? RunsToJson(*runs) : RunsToText(*runs));
+  if (!csv_dir.empty()) {
+    Status s = WriteCsv(csv_dir, *runs);
+    if (!s.ok()) return fail(s);
+  }
+  return 0;
+}
+
+}  // namespace mr::sim
