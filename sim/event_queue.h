@@ -2,10 +2,13 @@
 // kind (at the same millisecond, tasks finish before jobs arrive, and both
 // before any node heartbeats, so a heartbeat sees every change of its
 // instant), then by insertion order — so a run is a pure function of its
-// inputs. Not thread-safe.
+// inputs. Time never runs backwards: pushing an event earlier than the last
+// one popped is a programming error and aborts. Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <queue>
 #include <vector>
 
@@ -32,7 +35,16 @@ struct Event {
 
 class EventQueue {
  public:
+  // REQUIRES: time >= the time of the last event popped (aborts otherwise).
   void Push(int64_t time, EventKind kind, int32_t a = 0, int32_t b = 0, int32_t c = 0) {
+    if (time < now_) {
+      std::fprintf(stderr,
+                   "mr-sim: EventQueue::Push at %lld ms (kind %d, a=%d b=%d c=%d) is before the "
+                   "current time %lld ms: a host bug, time cannot run backwards\n",
+                   static_cast<long long>(time), static_cast<int>(kind), a, b, c,
+                   static_cast<long long>(now_));
+      std::abort();
+    }
     heap_.push(Event{time, kind, next_seq_++, a, b, c});
   }
   bool empty() const { return heap_.empty(); }
@@ -40,6 +52,7 @@ class EventQueue {
   Event Pop() {
     Event e = heap_.top();
     heap_.pop();
+    now_ = e.time;
     return e;
   }
 
@@ -53,6 +66,7 @@ class EventQueue {
   };
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   uint64_t next_seq_ = 0;
+  int64_t now_ = INT64_MIN;  // time of the last event popped
 };
 
 }  // namespace mr::sim

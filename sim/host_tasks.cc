@@ -190,7 +190,12 @@ void SimHost::MaybeCompleteReduce(JobId job, int32_t reduce) {
   const double base = r.attempts == 1 ? sj.reduce_ms[static_cast<size_t>(reduce)] : type.reduce.Sample(rng_);
   double end = run.last_fetch_ms + base + type.reduce_ms_per_mb * run.input_mb;
   if (run.fails) {
-    end = static_cast<double>(run.launch_ms) + Uniform01(rng_) * (end - static_cast<double>(run.launch_ms));
+    // A failing attempt fails at a uniform point of the part of its run
+    // still ahead, [now, end]. Its end is known only now, when its last
+    // map has finished (the same as its launch when every map had finished
+    // by then); a point drawn over [launch, end] could lie in the past.
+    const double from = static_cast<double>(now_);
+    end = from + Uniform01(rng_) * (end - from);
   }
   events_.Push(Ceil(end), EventKind::kReduceEnd, job, reduce, r.attempts);
 }

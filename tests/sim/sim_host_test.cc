@@ -81,6 +81,35 @@ TEST(SimHost, RemoteMapsReadThenComputeWithSlowdown) {
   EXPECT_DOUBLE_EQ(r.all.input_mb[static_cast<int>(Span::kDatacenter)], 256);
 }
 
+// ---- Time only runs forward ----
+
+// Pushing an event before the last popped one is a programming error: the
+// queue aborts instead of letting time run backwards.
+TEST(SimEventQueueDeathTest, PushIntoThePastAborts) {
+  EventQueue q;
+  q.Push(10, EventKind::kSample);
+  q.Push(10, EventKind::kTick);  // the same instant is fine
+  EXPECT_EQ(q.Pop().time, 10);
+  q.Push(10, EventKind::kSample);
+  EXPECT_DEATH(q.Push(9, EventKind::kMapEnd, 3, 4, 1), "EventQueue::Push at 9 ms.*before the current time 10 ms");
+}
+
+// The review's reproduction: one node with one map slot, twenty 10 s maps,
+// 30 % of attempts failing. A reduce launched early learns its end only when
+// its last map finishes; its failure instant must not lie before that.
+TEST(SimHost, FailedReduceNeverEndsBeforeItsMaps) {
+  Scenario sc = SmallScenario(/*nodes=*/1, 1, 0, /*jobs=*/1, /*maps=*/20);
+  sc.run.task_failure_prob = 0.3;
+  sc.seed = 2;
+  for (const sched::PolicyInfo* info : sched::RegisteredPolicies()) {
+    SCOPED_TRACE(info->name);
+    RunResult r = MustRun(sc, info->name);
+    ASSERT_EQ(r.jobs.size(), 1u);
+    EXPECT_EQ(r.stopped, "done");
+    EXPECT_GE(r.jobs[0].finish_ms, 20 * 10000);  // the maps alone take 200 s on one slot
+  }
+}
+
 // ---- The Launcher REQUIRES are hard errors ----
 
 // A deliberately broken policy: launches the first pending map of the first
