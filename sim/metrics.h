@@ -6,12 +6,12 @@
 // at the end derive the reported figures from it, and sim/output.h writes
 // it as JSON and CSV.
 //
-// Names follow the master's JSON (issue 3): jtt_ms, maps_total,
-// maps_node_local, maps_dc_local, maps_off_dc, vps_locality_rate,
-// cen_locality_rate, off_cen_rate, reduce_data_locality_rate,
-// inter_dc_bytes, fp_raw, fp_wire. maps_dc_local counts maps in the
-// reader's datacenter but not on its node (rack-local ones included, and
-// also counted in maps_rack_local), so node + dc + off_dc = total.
+// Names and meanings follow the master's JSON (docs/jobs.md): jtt_ms,
+// maps_total, maps_node_local, maps_rack_local, maps_dc_local, maps_off_dc
+// (four disjoint levels, sched::Locality, that sum to maps_total),
+// vps_locality_rate (node / total), cen_locality_rate ((rack + dc) / total),
+// off_cen_rate (off_dc / total), reduce_data_locality_rate, inter_dc_bytes,
+// fp_raw, fp_wire.
 #pragma once
 
 #include <cstdint>

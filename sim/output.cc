@@ -22,13 +22,15 @@ Json Spans(const double mb[4]) {
 }
 
 // Locality, traffic and JTT of a set of jobs (the run, or one job type).
+// The four map counts are the master's disjoint levels (master/job_records.cc)
+// and the rates its formulas (master/job_figures.cc): cen = rack + dc.
 void PutTally(Json& j, const Tally& t) {
   j["jobs_finished"] = t.jobs;
   j["jtt_ms"] = R1(MeanJtt(t));
   j["maps_total"] = t.maps_total;
   j["maps_node_local"] = t.maps_level[0];
   j["maps_rack_local"] = t.maps_level[1];
-  j["maps_dc_local"] = t.maps_level[1] + t.maps_level[2];
+  j["maps_dc_local"] = t.maps_level[2];
   j["maps_off_dc"] = t.maps_level[3];
   j["vps_locality_rate"] = R6(Rate(t.maps_level[0], t.maps_total));
   j["cen_locality_rate"] = R6(Rate(t.maps_level[1] + t.maps_level[2], t.maps_total));

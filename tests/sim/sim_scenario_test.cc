@@ -156,6 +156,28 @@ name = "fifo"
   EXPECT_NE(RunScenarioFile(dir + "/t.toml", {}).status().message().find("jobs.csv:1: expected"), std::string::npos);
 }
 
+// The master's four locality levels are disjoint and sum to maps_total;
+// cen_locality_rate is (rack + datacenter) / total (master/job_figures.cc).
+TEST(SimOutput, LocalityLevelsAreDisjointAsInTheMaster) {
+  RunResult r;
+  r.all.maps_total = 10;
+  r.all.maps_level[0] = 1;
+  r.all.maps_level[1] = 2;
+  r.all.maps_level[2] = 3;
+  r.all.maps_level[3] = 4;
+  const Json j = RunToJson(r);
+  EXPECT_EQ(j["maps_node_local"], 1);
+  EXPECT_EQ(j["maps_rack_local"], 2);
+  EXPECT_EQ(j["maps_dc_local"], 3);
+  EXPECT_EQ(j["maps_off_dc"], 4);
+  EXPECT_EQ(j["maps_node_local"].get<int64_t>() + j["maps_rack_local"].get<int64_t>() +
+                j["maps_dc_local"].get<int64_t>() + j["maps_off_dc"].get<int64_t>(),
+            j["maps_total"].get<int64_t>());
+  EXPECT_DOUBLE_EQ(j["vps_locality_rate"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(j["cen_locality_rate"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["off_cen_rate"].get<double>(), 0.4);
+}
+
 // ---- Every shipped scenario, reduced ----
 
 std::string ScenarioPath(const std::string& name) {
