@@ -290,6 +290,7 @@ void SimHost::OnNodeDown(NodeId node, int32_t failure) {
         state_.FailMap(id, m.index);
         ++result_.failed_attempts;
       } else if (m.state == TaskState::kDone && !job.reduces.empty()) {
+        CountMap(id, m.index, -1);  // its output is lost; its next success counts instead
         state_.RedoMap(id, m.index);
         ++result_.redone_maps;
       }

@@ -74,12 +74,15 @@ class SimHost : public sched::Launcher {
   const std::vector<std::vector<int>>& reduce_successes() const { return reduce_successes_; }
 
  private:
-  // A map attempt's timing.
+  // A map attempt's timing, and where and how local it ran.
   struct MapRun {
     int64_t launch_ms = 0;
     double read_ms = 0;       // when its input is local (after a transfer or a prefetch)
     double end_ms = 0;
     bool fails = false;
+    sched::NodeId node = sched::kNoNode;
+    sched::Locality level = sched::Locality::kNode;  // at launch, as the master judges it
+    int64_t done_ms = -1;     // when it succeeded
   };
   // A reduce attempt's shuffle.
   struct ReduceRun {
@@ -111,6 +114,9 @@ class SimHost : public sched::Launcher {
   // A task ended on `node`: progress, and the out-of-band heartbeat.
   void EndedOn(sched::NodeId node);
 
+  // Adds (sign 1) or removes (sign -1, its output was lost) a finished map
+  // task's last successful run in the locality, load and response figures.
+  void CountMap(sched::JobId job, int32_t index, int sign);
   void ScheduleHeartbeat(sched::NodeId node, int64_t at);
   void MaybeFinishJob(sched::JobId job);
   void Fetch(sched::JobId job, int32_t reduce, int32_t map);

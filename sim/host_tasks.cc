@@ -129,7 +129,8 @@ void SimHost::LaunchMap(JobId job, int32_t index) {
                              s.off_dc_slowdown > 0 ? s.off_dc_slowdown : s.remote_slowdown};
   const double compute = m.attempts == 1 ? sj.map_ms[static_cast<size_t>(index)] : type.map.Sample(rng_);
   MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  run = MapRun{now_, read, read + compute * slowdown[static_cast<int>(span)], false};
+  run = MapRun{now_, read, read + compute * slowdown[static_cast<int>(span)], false, node,
+               state_.LocalityOf(node, m.replicas), -1};
   if (sc_.run.task_failure_prob > 0 && Uniform01(rng_) < sc_.run.task_failure_prob) {
     run.fails = true;
     run.end_ms = static_cast<double>(now_) + Uniform01(rng_) * (run.end_ms - static_cast<double>(now_));
@@ -206,7 +207,7 @@ void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
   if (j.done || m.state != TaskState::kRunning || m.attempts != attempt) return;  // lost
   const NodeId node = m.node;
   Remove(node_maps_[static_cast<size_t>(node)], job, index);
-  const MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
   if (run.fails) {
     state_.FailMap(job, index);
     ++result_.failed_attempts;
@@ -219,15 +220,8 @@ void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
   mm.partition_bytes.assign(j.reduces.size(), static_cast<int64_t>(PartitionMb(job) * 1048576.0));
   state_.FinishMap(job, index, static_cast<double>(now_ - run.launch_ms));
   ++map_successes_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  const int level = static_cast<int>(state_.LocalityOf(node, m.replicas));
-  const int type = wl_.jobs[static_cast<size_t>(job)].type;
-  for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(type)]}) {
-    ++t->maps_total;
-    ++t->maps_level[level];
-  }
-  ++result_.node_maps[static_cast<size_t>(node)];
-  result_.map_response_ms_sum += static_cast<double>(now_ - j.submit_ms);
-  result_.map_run_ms_sum += static_cast<double>(now_ - run.launch_ms);
+  run.done_ms = now_;
+  CountMap(job, index, 1);
   for (const sched::ReduceTask& r : j.reduces) {
     if (r.state != TaskState::kRunning) continue;
     Fetch(job, r.index, index);
@@ -236,6 +230,21 @@ void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
   CallPolicy([&] { policy_->OnMapFinished(state_, job, index, now_); });
   MaybeFinishJob(job);
   EndedOn(node);
+}
+
+// The master's rule (master/job_records.cc): a map task counts once, by its
+// last successful run, at the level judged when that run was launched.
+void SimHost::CountMap(JobId job, int32_t index, int sign) {
+  const MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  const int type = wl_.jobs[static_cast<size_t>(job)].type;
+  for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(type)]}) {
+    t->maps_total += sign;
+    t->maps_level[static_cast<int>(run.level)] += sign;
+  }
+  result_.node_maps[static_cast<size_t>(run.node)] += sign;
+  result_.map_response_ms_sum +=
+      sign * static_cast<double>(run.done_ms - state_.job(job).submit_ms);
+  result_.map_run_ms_sum += sign * static_cast<double>(run.done_ms - run.launch_ms);
 }
 
 void SimHost::OnReduceEnd(JobId job, int32_t index, int32_t attempt) {

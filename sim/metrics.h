@@ -11,7 +11,9 @@
 // (four disjoint levels, sched::Locality, that sum to maps_total),
 // vps_locality_rate (node / total), cen_locality_rate ((rack + dc) / total),
 // off_cen_rate (off_dc / total), reduce_data_locality_rate, inter_dc_bytes,
-// fp_raw, fp_wire.
+// fp_raw, fp_wire. As in the master, a map task's level is judged at launch
+// against its replicas then, and each task counts once, by its last
+// successful run.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +30,8 @@ namespace mr::sim {
 struct Tally {
   int64_t jobs = 0;               // finished jobs
   double jtt_ms_sum = 0;
-  int64_t maps_total = 0;         // finished map executions
-  int64_t maps_level[4] = {0, 0, 0, 0};  // by sched::Locality at finish
+  int64_t maps_total = 0;         // finished map tasks, each once (its last successful run)
+  int64_t maps_level[4] = {0, 0, 0, 0};  // by sched::Locality, judged at that run's launch
   double input_mb[4] = {0, 0, 0, 0};     // map input read, by Span
   double prefetch_mb[4] = {0, 0, 0, 0};  // blocks copied ahead (Joint), by Span
   double shuffle_mb[4] = {0, 0, 0, 0};   // reduce input fetched, by Span
@@ -66,12 +68,12 @@ struct RunResult {
   int64_t map_launches = 0, reduce_launches = 0, failed_attempts = 0, redone_maps = 0;
   int64_t reduces_total = 0;       // reduce tasks of arrived jobs
   int64_t reduces_done = 0;        // finished reduce executions
-  double map_response_ms_sum = 0; // finish - job submit, over finished map executions
-  double map_run_ms_sum = 0;      // finish - launch
+  double map_response_ms_sum = 0; // finish - job submit, over finished map tasks (as maps_total)
+  double map_run_ms_sum = 0;      // finish - launch, likewise
   double reduce_run_ms_sum = 0;
   int64_t prefetches = 0;
   int64_t assign_calls = 0, tick_calls = 0;
-  std::vector<int64_t> node_maps;   // finished maps per node (JoSS Table 9 "VPS load")
+  std::vector<int64_t> node_maps;   // finished map tasks per node, likewise (JoSS Table 9 "VPS load")
   std::vector<BacklogSample> backlog;
   std::vector<JobRecord> jobs;
   double tail_fraction = 0.05;
