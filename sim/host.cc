@@ -264,6 +264,7 @@ void SimHost::Sample() {
   s.active_jobs = static_cast<int64_t>(state_.active_jobs().size());
   if (!result_.backlog.empty() && result_.backlog.back().t_ms == now_) result_.backlog.pop_back();
   result_.backlog.push_back(s);
+  if (!stopped_.empty()) return;  // the final sample of a stopped run
   if (sc_.run.max_backlog > 0 && s.maps_waiting + s.maps_running > sc_.run.max_backlog) {
     stopped_ = "max_backlog";
   }

@@ -50,8 +50,12 @@ namespace mr::sim {
 class SimHost : public sched::Launcher {
  public:
   // Adds the scenario's nodes to a fresh ClusterState. `workload` must have
-  // been generated for the same scenario and outlive the host.
+  // been generated for the same scenario; the host keeps references to both,
+  // so both must outlive it (temporaries are refused at compile time).
   SimHost(const Scenario& scenario, const Workload& workload);
+  SimHost(const Scenario&&, const Workload&) = delete;
+  SimHost(const Scenario&, const Workload&&) = delete;
+  SimHost(const Scenario&&, const Workload&&) = delete;
   ~SimHost() override;
 
   // The cluster the workload is generated on (before Run()).

@@ -60,7 +60,7 @@ struct RunResult {
   std::map<std::string, std::string> params;   // the policy's complete parameters
   std::map<std::string, std::string> sweep;    // swept keys and their values
   uint64_t seed = 0;
-  std::string stopped;            // "done", "end_ms" or "max_backlog"
+  std::string stopped;            // "done", "end_ms", "max_backlog" or "stalled"
   int64_t end_ms = 0;             // simulated time at the end
   int64_t jobs_total = 0;
   Tally all;

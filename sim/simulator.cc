@@ -6,7 +6,8 @@
 namespace mr::sim {
 
 Result<Workload> MakeWorkload(const Scenario& scenario) {
-  SimHost host(scenario, Workload{});  // only its cluster is needed
+  const Workload none;  // only the host's cluster is needed; it must outlive the host
+  SimHost host(scenario, none);
   return GenerateWorkload(scenario, host.state());
 }
 

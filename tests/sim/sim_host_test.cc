@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <type_traits>
 
 #include "scheduler/scheduler.h"
 #include "sim/host.h"
@@ -110,6 +111,18 @@ TEST(SimHost, FailedReduceNeverEndsBeforeItsMaps) {
   }
 }
 
+// A run stopped at end_ms says so, even when the last backlog sample is
+// above max_backlog (job 0's 3 maps at the sample at 0, 6 at end_ms).
+TEST(SimHost, StoppedAtEndMsIsNotOverwrittenByTheLastSample) {
+  Scenario sc = SmallScenario(3, 1, 0, /*jobs=*/2, /*maps=*/3, /*map_ms=*/10000, /*gap_ms=*/2000);
+  sc.run.end_ms = 5000;
+  sc.run.max_backlog = 3;
+  sc.run.sample_ms = 1'000'000;
+  RunResult r = MustRun(sc, "fifo");
+  EXPECT_EQ(r.stopped, "end_ms");
+  EXPECT_EQ(r.end_ms, 5000);
+}
+
 // ---- Locality, as the master records it ----
 
 // Launches map 0 on node 1 while prefetching its block (held by node 0) to
@@ -160,6 +173,12 @@ TEST(SimHost, RedoneMapCountsOnceByItsLastRun) {
   EXPECT_EQ(r.node_maps[1], 0);
   EXPECT_EQ(std::accumulate(r.node_maps.begin(), r.node_maps.end(), int64_t{0}), 3);
 }
+
+// The host keeps references to its scenario and workload: temporaries,
+// which would dangle, do not compile.
+static_assert(std::is_constructible_v<SimHost, const Scenario&, const Workload&>);
+static_assert(!std::is_constructible_v<SimHost, const Scenario&, Workload>);
+static_assert(!std::is_constructible_v<SimHost, Scenario, const Workload&>);
 
 // ---- The Launcher REQUIRES are hard errors ----
 

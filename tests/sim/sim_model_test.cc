@@ -100,7 +100,8 @@ TEST(SimRandom, StreamsAreIndependentAndStable) {
 // ---- Network ----
 
 struct Cluster {
-  explicit Cluster(const Scenario& sc) : host(sc, Workload{}) {}
+  explicit Cluster(const Scenario& sc) : host(sc, none) {}
+  const Workload none;  // declared first: the host refers to it
   SimHost host;
 };
 
