@@ -35,7 +35,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e, out, err);
+    // As mrctl: --help prints and exits 0; a usage error exits 2, here with
+    // one line like every other mr-sim error.
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);
+    err << "mr-sim: " << e.what() << " (mr-sim --help for usage)\n";
+    return 2;
   }
 
   auto fail = [&err](const Status& s) {

@@ -11,6 +11,7 @@
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario_file.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace mr::sim {
 namespace {
@@ -68,8 +69,7 @@ TEST(SimReport, EmptyDirIsAnError) {
 // joss-small as shipped (it runs in a fraction of a second): report.md
 // quotes the claims with their figures, and every chart is an SVG file.
 TEST(SimReport, FromShippedScenarioRunsToMarkdownAndCharts) {
-  const char* src = std::getenv("MR_SOURCE_DIR");
-  auto runs = RunScenarioFile(std::string(src ? src : ".") + "/sim/scenarios/joss-small.toml", {});
+  auto runs = RunScenarioFile(test::SourceDir() + "/sim/scenarios/joss-small.toml", {});
   ASSERT_TRUE(runs.ok()) << runs.status().ToString();
   const std::string dir = testing::TempDir() + "/report";
   std::filesystem::remove_all(dir);

@@ -2,14 +2,18 @@
 // scenario shipped in sim/scenarios/ run end to end at a reduced size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
+#include "sim/cli.h"
 #include "sim/output.h"
 #include "sim/runner.h"
 #include "sim/scenario_file.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace mr::sim {
 namespace {
@@ -27,6 +31,10 @@ jobs = 3
 [[schedulers]]
 name = "fifo"
 )";
+
+std::string ScenarioPath(const std::string& name) {
+  return test::SourceDir() + "/sim/scenarios/" + name + ".toml";
+}
 
 Status ParseError(const std::string& extra, const std::vector<Override>& o = {}) {
   return ParseScenario(std::string(kMinimal) + extra, "t.toml", "", o).status();
@@ -178,12 +186,47 @@ TEST(SimOutput, LocalityLevelsAreDisjointAsInTheMaster) {
   EXPECT_DOUBLE_EQ(j["off_cen_rate"].get<double>(), 0.4);
 }
 
-// ---- Every shipped scenario, reduced ----
+// ---- The command line ----
 
-std::string ScenarioPath(const std::string& name) {
-  const char* src = std::getenv("MR_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/sim/scenarios/" + name + ".toml";
+int Cli(const std::vector<std::string>& args, std::string* err) {
+  std::vector<const char*> argv = {"mr-sim"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, e;
+  const int rc = RunCli(static_cast<int>(argv.size()), argv.data(), out, e);
+  *err = e.str();
+  return rc;
 }
+
+// Usage errors exit 2 with one line, as scenario errors do.
+TEST(SimCli, UsageErrorsExitTwoWithOneLine) {
+  const std::string file = testing::TempDir() + "/cli.toml";
+  std::ofstream(file) << kMinimal;
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{}, {"frobnicate"}, {"run"}, {"run", file, "--bogus"},
+                                             {"sweep", file}}) {
+    std::string err;
+    EXPECT_EQ(Cli(args, &err), 2) << err;
+    EXPECT_EQ(err.rfind("mr-sim: ", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+  std::string err;
+  EXPECT_EQ(Cli({"--help"}, &err), 0);
+  EXPECT_EQ(Cli({"run", file, "--quiet"}, &err), 0) << err;
+  EXPECT_EQ(Cli({"run", file, "--quiet", "--set", "cluster.nodes=0"}, &err), 2);
+  EXPECT_EQ(err, "mr-sim: " + file + ": 'cluster.nodes' must be in [1, 1000000] (got 0)\n");
+}
+
+// The source tree is found without MR_SOURCE_DIR too (a path compiled in).
+TEST(SimShippedScenarios, FoundWithoutTheEnvironment) {
+  const char* env = std::getenv("MR_SOURCE_DIR");
+  const std::string saved = env ? env : "";
+  unsetenv("MR_SOURCE_DIR");
+  const std::string path = ScenarioPath("joss-small");
+  if (env) setenv("MR_SOURCE_DIR", saved.c_str(), 1);
+  EXPECT_TRUE(std::filesystem::exists(path)) << path;
+}
+
+// ---- Every shipped scenario, reduced ----
 
 // The reduced size of each shipped scenario (the rest runs as shipped).
 const std::map<std::string, std::vector<Override>>& Reduced() {

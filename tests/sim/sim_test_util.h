@@ -1,6 +1,7 @@
 // Small scenarios built in code for the simulator tests (tests/sim/).
 #pragma once
 
+#include <cstdlib>
 #include <string>
 
 #include "sim/scenario.h"
@@ -35,6 +36,17 @@ inline Scenario SmallScenario(int nodes = 3, int dcs = 1, int racks = 0, int job
   sc.workload.sizes.kind = SizeDist::Kind::kFixed;
   sc.workload.sizes.fixed = maps;
   return sc;
+}
+
+// The source tree: $MR_SOURCE_DIR (ctest sets it), else the path CMake
+// compiled in (sim/CMakeLists.txt), so a test binary also runs by hand.
+inline std::string SourceDir() {
+  if (const char* env = std::getenv("MR_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
+#ifdef MR_SIM_SOURCE_DIR
+  return MR_SIM_SOURCE_DIR;
+#else
+  return ".";
+#endif
 }
 
 inline SchedulerRun Policy(const std::string& name) { return SchedulerRun{name, name, {}}; }
