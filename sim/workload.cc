@@ -134,6 +134,20 @@ class BlockSource {
   std::vector<uint64_t> hot_pool_, cold_pool_;
 };
 
+// Limits that keep a workload in memory: jobs in all, tasks per job, and
+// simulated time (about 31 million years).
+constexpr size_t kMaxJobs = 10'000'000;
+constexpr int64_t kMaxTasksPerJob = 1'000'000;
+constexpr double kMaxTimeMs = 1e18;
+
+Status Invalid(const std::string& m) { return Status::InvalidArgument(m); }
+
+std::string Num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 Status ReadTrace(const Scenario& sc, std::vector<JobClass>* out) {
   std::string path = sc.workload.trace;
   if (!path.empty() && path[0] != '/' && !sc.dir.empty()) path = sc.dir + "/" + path;
@@ -169,24 +183,130 @@ Status ReadTrace(const Scenario& sc, std::vector<JobClass>* out) {
   return Status::OK();
 }
 
-// One job per count of each class (scaled), in file order or shuffled.
-std::vector<JobClass> ExpandClasses(const WorkloadSpec& w, const std::vector<JobClass>& classes,
-                                    Rng& rng) {
-  std::vector<JobClass> jobs;
+// One job per count of each class of the selected batch (scaled), in file
+// order or shuffled. InvalidArgument beyond kMaxJobs jobs or
+// kMaxTasksPerJob tasks per job.
+Status ExpandClasses(const WorkloadSpec& w, const std::vector<JobClass>& classes, Rng& rng,
+                     std::vector<JobClass>* jobs) {
+  auto selected = [&](const JobClass& c) {
+    return w.batch.empty() || c.batch.empty() || c.batch == w.batch;
+  };
+  uint64_t count = 0;
   for (const JobClass& c : classes) {
-    if (!w.batch.empty() && !c.batch.empty() && c.batch != w.batch) continue;
+    if (selected(c)) count += static_cast<uint64_t>(std::max(0, c.count));
+  }
+  if (count > kMaxJobs) {
+    return Invalid("workload: " + std::to_string(count) + " jobs, more than the limit of " +
+                   std::to_string(kMaxJobs));
+  }
+  for (const JobClass& c : classes) {
+    if (!selected(c)) continue;
+    const double maps = std::round(c.maps * w.scale), reduces = std::round(c.reduces * w.scale);
+    if (maps > kMaxTasksPerJob || reduces > kMaxTasksPerJob) {
+      return Invalid("workload: a job of type '" + c.type + "' has more than " +
+                     std::to_string(kMaxTasksPerJob) + " maps or reduces (after workload.scale)");
+    }
     for (int i = 0; i < c.count; ++i) {
       JobClass j = c;
       j.count = 1;
-      j.maps = std::max(1, static_cast<int>(std::lround(c.maps * w.scale)));
-      if (c.reduces > 0) j.reduces = std::max(1, static_cast<int>(std::lround(c.reduces * w.scale)));
-      jobs.push_back(j);
+      j.maps = std::max(1, static_cast<int>(maps));
+      if (c.reduces > 0) j.reduces = std::max(1, static_cast<int>(reduces));
+      jobs->push_back(j);
     }
   }
   if (!w.keep_order && w.trace.empty()) {
-    for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformIndex(rng, i)]);
+    for (size_t i = jobs->size(); i > 1; --i) {
+      std::swap((*jobs)[i - 1], (*jobs)[UniformIndex(rng, i)]);
+    }
   }
-  return jobs;
+  return Status::OK();
+}
+
+// workload.batch must name the batch of some class.
+Status CheckBatch(const WorkloadSpec& w) {
+  if (w.batch.empty()) return Status::OK();
+  std::vector<std::string> batches;
+  for (const JobClass& c : w.classes) {
+    if (c.batch.empty() || std::find(batches.begin(), batches.end(), c.batch) != batches.end()) {
+      continue;
+    }
+    batches.push_back(c.batch);
+  }
+  if (std::find(batches.begin(), batches.end(), w.batch) != batches.end()) return Status::OK();
+  std::string list;
+  for (const std::string& b : batches) list += (list.empty() ? "" : ", ") + b;
+  return Invalid(
+      "'workload.batch' = '" + w.batch +
+      "' names no batch of workload.classes (batches: " + (list.empty() ? "none" : list) + ")");
+}
+
+// Generated jobs: a mix that can be drawn from, and a bounded count.
+Status CheckGenerated(const WorkloadSpec& spec, double total_weight) {
+  if (!(total_weight > 0)) {
+    return Invalid(
+        "'job_types.weight': the job types drawn from (workload.mix, or all) weigh 0 in all");
+  }
+  if (spec.jobs == 0 && spec.duration_ms == 0) {
+    return Invalid("workload: give jobs, duration_ms, classes or a trace");
+  }
+  if (spec.jobs < 0 || static_cast<size_t>(spec.jobs) > kMaxJobs) {
+    return Invalid("'workload.jobs' must be in [0, " + std::to_string(kMaxJobs) + "] (got " +
+                   std::to_string(spec.jobs) + ")");
+  }
+  return Status::OK();
+}
+
+// The mean inter-arrival gap, from mean_interarrival_ms, a load (offered map
+// work over map slots, from the expected maps per job and compute per map,
+// which it records in `w`) or a task rate. It must be finite and >= 0, and
+// > 0 when only duration_ms bounds the generated jobs, which must then be
+// expected to number at most kMaxJobs. `explicit_jobs` empty = generated.
+Status ArrivalGap(const Scenario& sc, const ClusterState& state,
+                  const std::vector<JobClass>& explicit_jobs, const std::vector<int>& mix,
+                  double total_weight, Workload* w, double* gap_ms) {
+  const WorkloadSpec& spec = sc.workload;
+  if (!explicit_jobs.empty()) {
+    double maps = 0, work = 0;
+    for (const JobClass& c : explicit_jobs) {
+      maps += c.maps;
+      work += c.maps * sc.job_types[static_cast<size_t>(sc.JobTypeIndex(c.type))].map.Mean();
+    }
+    w->mean_maps = maps / static_cast<double>(explicit_jobs.size());
+    w->mean_map_ms = work / maps;
+  } else {
+    w->mean_maps = spec.sizes.Mean();
+    for (int t : mix) {
+      const JobType& jt = sc.job_types[static_cast<size_t>(t)];
+      w->mean_map_ms += jt.weight / total_weight * jt.map.Mean();
+    }
+  }
+  double gap = spec.mean_interarrival_ms;
+  if (spec.load > 0) {
+    const double slots = static_cast<double>(state.total_map_slots());
+    if (!(slots > 0)) return Invalid("'workload.load' needs map slots (cluster.map_slots is 0)");
+    gap = w->mean_maps * w->mean_map_ms / (spec.load * slots);
+  } else if (spec.task_rate_per_s > 0) {
+    gap = w->mean_maps / spec.task_rate_per_s * 1000.0;
+  }
+  if (!std::isfinite(gap) || gap < 0) {
+    return Invalid("workload: the mean inter-arrival gap is " + Num(gap) +
+                   " ms; it must be finite and >= 0");
+  }
+  if (spec.arrival != "trace" && gap > 0) w->job_rate_per_s = 1000.0 / gap;
+  if (explicit_jobs.empty() && spec.jobs == 0) {  // bounded by duration_ms only
+    if (gap <= 0) {
+      return Invalid(
+          "'workload.duration_ms' bounds the jobs, but the inter-arrival gap is 0 ms: give "
+          "mean_interarrival_ms, load or task_rate_per_s > 0, or jobs");
+    }
+    const double expected = static_cast<double>(spec.duration_ms) / gap;
+    if (expected > static_cast<double>(kMaxJobs)) {
+      return Invalid("'workload.duration_ms': about " + Num(expected) +
+                     " jobs would arrive, more than the limit of " + std::to_string(kMaxJobs));
+    }
+  }
+  *gap_ms = gap;
+  return Status::OK();
 }
 
 }  // namespace
@@ -196,6 +316,9 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
   Workload w;
   BlockSource blocks(sc, state, &w, rng);
   const WorkloadSpec& spec = sc.workload;
+  // Explicit jobs (classes or a trace) or generated ones: decided by the
+  // configuration, never by how many jobs the classes expand to.
+  const bool generated = spec.trace.empty() && spec.classes.empty();
 
   // Job types drawn for generated jobs, by weight.
   std::vector<int> mix;
@@ -206,53 +329,36 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
   double total_weight = 0;
   for (int t : mix) total_weight += sc.job_types[static_cast<size_t>(t)].weight;
 
+  MR_RETURN_IF_ERROR(CheckBatch(spec));
   std::vector<JobClass> explicit_jobs;
   if (!spec.trace.empty()) {
     std::vector<JobClass> trace;
     MR_RETURN_IF_ERROR(ReadTrace(sc, &trace));
-    explicit_jobs = ExpandClasses(spec, trace, rng);
+    MR_RETURN_IF_ERROR(ExpandClasses(spec, trace, rng, &explicit_jobs));
   } else if (!spec.classes.empty()) {
-    explicit_jobs = ExpandClasses(spec, spec.classes, rng);
+    MR_RETURN_IF_ERROR(ExpandClasses(spec, spec.classes, rng, &explicit_jobs));
+    if (explicit_jobs.empty()) {
+      return Invalid("'workload.classes': no jobs (every selected class has count 0)");
+    }
   }
   for (const JobClass& c : explicit_jobs) {
     if (sc.JobTypeIndex(c.type) < 0) {
-      return Status::InvalidArgument("workload: unknown job type '" + c.type + "'");
+      return Invalid("workload: unknown job type '" + c.type + "'");
     }
   }
+  if (generated) MR_RETURN_IF_ERROR(CheckGenerated(spec, total_weight));
+  double mean_gap_ms = 0;
+  MR_RETURN_IF_ERROR(ArrivalGap(sc, state, explicit_jobs, mix, total_weight, &w, &mean_gap_ms));
+  const bool by_duration = generated && spec.jobs == 0;
 
-  // Expected maps per job and compute per map, for rates given as a load.
-  if (!explicit_jobs.empty()) {
-    double maps = 0, work = 0;
-    for (const JobClass& c : explicit_jobs) {
-      maps += c.maps;
-      work += c.maps * sc.job_types[static_cast<size_t>(sc.JobTypeIndex(c.type))].map.Mean();
-    }
-    w.mean_maps = maps / static_cast<double>(explicit_jobs.size());
-    w.mean_map_ms = work / maps;
-  } else {
-    w.mean_maps = spec.sizes.Mean();
-    for (int t : mix) {
-      const JobType& jt = sc.job_types[static_cast<size_t>(t)];
-      w.mean_map_ms += jt.weight / total_weight * jt.map.Mean();
-    }
-  }
-  double mean_gap_ms = spec.mean_interarrival_ms;
-  if (spec.load > 0) {
-    const double slots = static_cast<double>(state.total_map_slots());
-    mean_gap_ms = w.mean_maps * w.mean_map_ms / (spec.load * slots);
-  } else if (spec.task_rate_per_s > 0) {
-    mean_gap_ms = w.mean_maps / spec.task_rate_per_s * 1000.0;
-  }
-  if (spec.arrival != "trace" && mean_gap_ms > 0) w.job_rate_per_s = 1000.0 / mean_gap_ms;
-
-  const size_t limit = !explicit_jobs.empty() ? explicit_jobs.size()
-                       : spec.jobs > 0        ? static_cast<size_t>(spec.jobs)
-                                              : SIZE_MAX;
+  const size_t limit = !generated    ? explicit_jobs.size()
+                       : by_duration ? kMaxJobs + 1
+                                     : static_cast<size_t>(spec.jobs);
   double t = 0;
   for (size_t i = 0; i < limit; ++i) {
     SimJob job;
     int maps = 0, reduces = 0;
-    if (!explicit_jobs.empty()) {
+    if (!generated) {
       const JobClass& c = explicit_jobs[i];
       job.type = sc.JobTypeIndex(c.type);
       maps = c.maps;
@@ -269,22 +375,37 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
       }
       maps = spec.sizes.Sample(rng);
       reduces = sc.job_types[static_cast<size_t>(job.type)].reduces;
-    }
-    // Arrival: the first job at 0, then gaps (or the trace's own time).
-    if (!explicit_jobs.empty() && explicit_jobs[i].submit_ms >= 0) {
-      t = static_cast<double>(explicit_jobs[i].submit_ms);
-    } else if (i > 0) {
-      if (spec.arrival == "poisson") {
-        t += Exponential(rng, mean_gap_ms);
-      } else if (spec.arrival == "lognormal") {
-        Dist d{Dist::Kind::kLognormal, mean_gap_ms, spec.sd_interarrival_ms};
-        t += d.Sample(rng);
-      } else {
-        t += mean_gap_ms;  // fixed
+      if (maps > kMaxTasksPerJob) {
+        return Invalid("'workload.sizes': a job of " + std::to_string(maps) + " maps, more than " +
+                       std::to_string(kMaxTasksPerJob));
       }
     }
-    job.submit_ms = static_cast<int64_t>(std::llround(t));
+    // Arrival: the first job at 0, then gaps (or the trace's own time).
+    if (!generated && explicit_jobs[i].submit_ms >= 0) {
+      t = static_cast<double>(explicit_jobs[i].submit_ms);
+      job.submit_ms = explicit_jobs[i].submit_ms;
+    } else {
+      if (i > 0) {
+        if (spec.arrival == "poisson") {
+          t += Exponential(rng, mean_gap_ms);
+        } else if (spec.arrival == "lognormal") {
+          Dist d{Dist::Kind::kLognormal, mean_gap_ms, spec.sd_interarrival_ms};
+          t += d.Sample(rng);
+        } else {
+          t += mean_gap_ms;  // fixed
+        }
+      }
+      if (spec.duration_ms > 0 && t >= static_cast<double>(spec.duration_ms)) break;
+      if (!(t <= kMaxTimeMs)) {
+        return Invalid("workload: a job would arrive after " + Num(kMaxTimeMs) + " ms");
+      }
+      job.submit_ms = static_cast<int64_t>(std::llround(t));
+    }
     if (spec.duration_ms > 0 && job.submit_ms >= spec.duration_ms) break;
+    if (by_duration && i == kMaxJobs) {
+      return Invalid("'workload.duration_ms': more than " + std::to_string(kMaxJobs) +
+                     " jobs arrive in it");
+    }
     const JobType& type = sc.job_types[static_cast<size_t>(job.type)];
     for (int m = 0; m < maps; ++m) {
       job.blocks.push_back(blocks.Next(rng));

@@ -49,8 +49,13 @@ std::vector<sched::NodeId> PlaceBlock(const sched::ClusterState& state,
                                       const std::string& placement, int replicas, uint64_t counter,
                                       Rng& rng);
 
-// Generates the workload for `scenario` on the nodes of `state`.
-// InvalidArgument for an unknown job type or an unreadable trace.
+// Generates the workload for `scenario` on the nodes of `state`: explicit
+// jobs when the scenario gives classes or a trace, generated ones otherwise.
+// InvalidArgument (one line naming the key) for an unknown job type or
+// batch, an unreadable trace, a generated mix of total weight 0, a load without map slots, an
+// inter-arrival gap that is not finite and >= 0 (or is 0 when only
+// duration_ms bounds the jobs), more than 10,000,000 jobs, or more than
+// 1,000,000 maps or reduces in one job.
 Result<Workload> GenerateWorkload(const Scenario& scenario, const sched::ClusterState& state);
 
 }  // namespace mr::sim

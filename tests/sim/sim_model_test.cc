@@ -214,5 +214,66 @@ TEST(SimWorkload, DurationBoundsArrivals) {
   EXPECT_EQ(w->jobs.size(), 10u);  // at 0, 1000, ..., 9000
 }
 
+// ---- Workloads that cannot be generated are errors, never endless loops ----
+
+Status WorkloadError(const Scenario& sc) { return MakeWorkload(sc).status(); }
+
+// Explicit classes whose batch selects nothing are not "generate jobs".
+TEST(SimWorkload, ClassesThatSelectNoJobAreAnError) {
+  Scenario sc = test::SmallScenario(3, 1, 0, /*jobs=*/0);
+  sc.workload.classes = {JobClass{"job", 2, 3, -1, "grep", -1}};
+  sc.workload.batch = "grpe";
+  Status s = WorkloadError(sc);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.message(), "'workload.batch' = 'grpe' names no batch of workload.classes (batches: grep)");
+}
+
+// arrival = "fixed" with duration_ms and no rate: a 0 ms gap forever.
+TEST(SimWorkload, ZeroGapWithOnlyADurationIsAnError) {
+  Scenario sc = test::SmallScenario(3, 1, 0, /*jobs=*/0);
+  sc.workload.duration_ms = 10000;
+  Status s = WorkloadError(sc);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("'workload.duration_ms'"), std::string::npos) << s.message();
+  // The same with a load over maps of 0 ms.
+  sc.workload.arrival = "poisson";
+  sc.workload.load = 0.5;
+  sc.job_types[0].map.mean_ms = 0;
+  EXPECT_TRUE(WorkloadError(sc).IsInvalidArgument());
+  // A zero gap is fine when the count is given: every job arrives at 0.
+  sc = test::SmallScenario(3, 1, 0, /*jobs=*/4);
+  auto w = MakeWorkload(sc);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->jobs.back().submit_ms, 0);
+}
+
+TEST(SimWorkload, TooManyJobsIsAnError) {
+  Scenario sc = test::SmallScenario(3, 1, 0, /*jobs=*/0);
+  sc.workload.mean_interarrival_ms = 1;
+  sc.workload.duration_ms = int64_t{1} << 40;
+  Status s = WorkloadError(sc);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("10000000"), std::string::npos) << s.message();
+  sc = test::SmallScenario(3, 1, 0, /*jobs=*/0);
+  sc.workload.classes = {JobClass{"job", 20'000'000, 1, -1, "", -1}};
+  EXPECT_TRUE(WorkloadError(sc).IsInvalidArgument());
+}
+
+// Weights of 0 or no map slots would divide by zero.
+TEST(SimWorkload, ZeroWeightOrNoSlotsIsAnError) {
+  Scenario sc = test::SmallScenario(3, 1, 0, /*jobs=*/5);
+  sc.job_types[0].weight = 0;
+  Status s = WorkloadError(sc);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("weight"), std::string::npos) << s.message();
+  sc = test::SmallScenario(3, 1, 0, /*jobs=*/5);
+  sc.cluster.map_slots = 0;
+  sc.workload.arrival = "poisson";
+  sc.workload.load = 0.5;
+  s = WorkloadError(sc);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("'workload.load'"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace mr::sim

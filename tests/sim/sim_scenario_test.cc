@@ -216,6 +216,16 @@ TEST(SimCli, UsageErrorsExitTwoWithOneLine) {
   EXPECT_EQ(err, "mr-sim: " + file + ": 'cluster.nodes' must be in [1, 1000000] (got 0)\n");
 }
 
+// A typo'd batch of a shipped scenario is one clear line, not a run that
+// generates jobs until memory runs out.
+TEST(SimCli, UnknownBatchIsAnError) {
+  std::string err;
+  EXPECT_EQ(Cli({"run", ScenarioPath("probabilistic"), "--quiet", "--set", "workload.batch=grpe"}, &err), 2);
+  EXPECT_EQ(err, "mr-sim: " + ScenarioPath("probabilistic") +
+                     ": 'workload.batch' = 'grpe' names no batch of workload.classes "
+                     "(batches: wordcount, terasort, grep)\n");
+}
+
 // The source tree is found without MR_SOURCE_DIR too (a path compiled in).
 TEST(SimShippedScenarios, FoundWithoutTheEnvironment) {
   const char* env = std::getenv("MR_SOURCE_DIR");
