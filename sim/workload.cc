@@ -4,10 +4,12 @@
 #include "sim/workload.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string_view>
 
 namespace mr::sim {
 namespace {
@@ -148,38 +150,71 @@ std::string Num(double v) {
   return os.str();
 }
 
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The whole of `text` as a decimal integer in [min, max].
+bool ParseInt(std::string_view text, int64_t min, int64_t max, int64_t* out) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+// A trace: one job per line, "submit_ms,type,maps[,reduces]" (an empty or
+// absent reduces field is the type's default); blank lines, '#' comments
+// and a header line starting "submit_ms" are skipped; spaces around a field
+// are ignored. Every field is checked whole; errors say FILE:LINE.
 Status ReadTrace(const Scenario& sc, std::vector<JobClass>* out) {
   std::string path = sc.workload.trace;
   if (!path.empty() && path[0] != '/' && !sc.dir.empty()) path = sc.dir + "/" + path;
   std::ifstream in(path);
-  if (!in) return Status::InvalidArgument("workload.trace: cannot read '" + path + "'");
+  if (!in) return Invalid("workload.trace: cannot read '" + path + "'");
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#' || line.rfind("submit_ms", 0) == 0) continue;
-    std::istringstream fields(line);
-    std::string submit, type, maps, reduces;
-    std::getline(fields, submit, ',');
-    std::getline(fields, type, ',');
-    std::getline(fields, maps, ',');
-    std::getline(fields, reduces, ',');
+    const std::string at = path + ":" + std::to_string(line_no) + ": ";
+    std::vector<std::string_view> fields;
+    for (size_t from = 0;;) {
+      const size_t comma = line.find(',', from);
+      fields.push_back(Trim(std::string_view(line).substr(from, comma - from)));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    if (fields.size() < 3 || fields.size() > 4) {
+      return Invalid(at + "expected submit_ms,type,maps[,reduces] (got " +
+                     std::to_string(fields.size()) + " fields)");
+    }
+    auto got = [](std::string_view f) { return " (got '" + std::string(f) + "')"; };
     JobClass c;
-    try {
-      c.submit_ms = std::stoll(submit);
-      c.type = type;
-      c.maps = std::stoi(maps);
-      c.reduces = reduces.empty() ? -1 : std::stoi(reduces);
-    } catch (const std::exception&) {
-      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
-                                     ": expected submit_ms,type,maps[,reduces]");
+    int64_t maps = 0, reduces = -1;
+    if (!ParseInt(fields[0], 0, INT64_MAX, &c.submit_ms)) {
+      return Invalid(at + "submit_ms must be an integer >= 0" + got(fields[0]));
     }
-    if (c.submit_ms < 0 || c.maps < 1) {
-      return Status::InvalidArgument(path + ":" + std::to_string(line_no) +
-                                     ": submit_ms must be >= 0 and maps >= 1");
+    c.type = std::string(fields[1]);
+    if (sc.JobTypeIndex(c.type) < 0) return Invalid(at + "unknown job type '" + c.type + "'");
+    if (!ParseInt(fields[2], 1, kMaxTasksPerJob, &maps)) {
+      return Invalid(at + "maps must be an integer in [1, " + std::to_string(kMaxTasksPerJob) +
+                     "]" + got(fields[2]));
     }
+    if (fields.size() == 4 && !fields[3].empty() &&
+        !ParseInt(fields[3], 0, kMaxTasksPerJob, &reduces)) {
+      return Invalid(at + "reduces must be an integer in [0, " + std::to_string(kMaxTasksPerJob) +
+                     "]" + got(fields[3]));
+    }
+    c.maps = static_cast<int>(maps);
+    c.reduces = static_cast<int>(reduces);
     out->push_back(c);
   }
+  if (out->empty()) return Invalid(path + ": no jobs");
   return Status::OK();
 }
 

@@ -51,8 +51,9 @@ std::vector<sched::NodeId> PlaceBlock(const sched::ClusterState& state,
 
 // Generates the workload for `scenario` on the nodes of `state`: explicit
 // jobs when the scenario gives classes or a trace, generated ones otherwise.
-// InvalidArgument (one line naming the key) for an unknown job type or
-// batch, an unreadable trace, a generated mix of total weight 0, a load without map slots, an
+// InvalidArgument (one line naming the key, or FILE:LINE for a trace) for
+// an unknown job type or batch, an unreadable, malformed or empty trace, a
+// generated mix of total weight 0, a load without map slots, an
 // inter-arrival gap that is not finite and >= 0 (or is 0 when only
 // duration_ms bounds the jobs), more than 10,000,000 jobs, or more than
 // 1,000,000 maps or reduces in one job.

@@ -161,7 +161,54 @@ name = "fifo"
   EXPECT_EQ(first.substr(0, 12), "0,0,j,2,1,0,");
   for (const char* f : {"runs.csv", "backlog.csv"}) EXPECT_TRUE(std::filesystem::exists(dir + "/csv/" + f));
   std::ofstream(dir + "/jobs.csv") << "0,j,zero\n";
-  EXPECT_NE(RunScenarioFile(dir + "/t.toml", {}).status().message().find("jobs.csv:1: expected"), std::string::npos);
+  EXPECT_NE(RunScenarioFile(dir + "/t.toml", {}).status().message().find("jobs.csv:1: maps must be"),
+            std::string::npos);
+}
+
+// Every trace field is parsed whole and strictly; every error names the
+// file and line.
+TEST(SimRunner, TraceLinesAreParsedStrictly) {
+  const std::string dir = testing::TempDir() + "/strict-trace";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/t.toml") << R"(
+[cluster]
+nodes = 4
+[[job_types]]
+name = "j"
+map = 1000
+reduces = 2
+[workload]
+arrival = "trace"
+trace = "jobs.csv"
+[[schedulers]]
+name = "fifo"
+)";
+  auto error_of = [&](const std::string& lines) {
+    std::ofstream(dir + "/jobs.csv") << "submit_ms,type,maps,reduces\n" << lines;
+    return RunScenarioFile(dir + "/t.toml", {}).status().message();
+  };
+  const std::string at2 = dir + "/t.toml: " + dir + "/jobs.csv:2: ";
+  EXPECT_EQ(error_of("10x,j,2\n"), at2 + "submit_ms must be an integer >= 0 (got '10x')");
+  EXPECT_EQ(error_of("0,j,2.9\n"), at2 + "maps must be an integer in [1, 1000000] (got '2.9')");
+  EXPECT_EQ(error_of("0,j,1e3\n"), at2 + "maps must be an integer in [1, 1000000] (got '1e3')");
+  EXPECT_EQ(error_of("0,j,2000000000\n"), at2 + "maps must be an integer in [1, 1000000] (got '2000000000')");
+  EXPECT_EQ(error_of("0,j,2,-1\n"), at2 + "reduces must be an integer in [0, 1000000] (got '-1')");
+  EXPECT_EQ(error_of("0,j,2,1,9\n"), at2 + "expected submit_ms,type,maps[,reduces] (got 5 fields)");
+  EXPECT_EQ(error_of("0,j\n"), at2 + "expected submit_ms,type,maps[,reduces] (got 2 fields)");
+  EXPECT_EQ(error_of("0,j,1\n5,nope,2\n"), dir + "/t.toml: " + dir + "/jobs.csv:3: unknown job type 'nope'");
+  EXPECT_EQ(error_of(""), dir + "/t.toml: " + dir + "/jobs.csv: no jobs");
+  EXPECT_EQ(error_of("# only a comment\n"), dir + "/t.toml: " + dir + "/jobs.csv: no jobs");
+  // Good lines: an empty or absent reduces field is the type's default;
+  // spaces around a field and a CRLF line end are fine.
+  std::ofstream(dir + "/jobs.csv") << "0,j,2,\r\n 7 , j , 3 \n9,j,1,0\n";
+  auto runs = RunScenarioFile(dir + "/t.toml", {});
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  const RunResult& r = runs->at(0);
+  ASSERT_EQ(r.jobs.size(), 3u);
+  EXPECT_EQ(r.jobs[0].reduces, 2);
+  EXPECT_EQ(r.jobs[1].submit_ms, 7);
+  EXPECT_EQ(r.jobs[1].reduces, 2);
+  EXPECT_EQ(r.jobs[2].reduces, 0);
 }
 
 // The master's four locality levels are disjoint and sum to maps_total;
