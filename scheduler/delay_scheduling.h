@@ -161,4 +161,36 @@ class DelayAssigner {
   std::vector<JobId> sorted_;                     // scratch
 };
 
+// The Scheduler side of a policy that is a DelayAssigner over some order
+// (`fair`: FairOrder; `fifo-delay`: FifoOrder): the events and Assign go
+// to the assigner; a subclass adds its name, options and registry entry.
+class DelayPolicy : public Scheduler {
+ public:
+  void OnJobAdded(const ClusterState& state, JobId job, TimeMs now) override {
+    core_.OnJobAdded(state, job, now);
+  }
+  void OnJobFinished(const ClusterState& state, JobId job, TimeMs now) override {
+    core_.OnJobFinished(state, job, now);
+  }
+  void OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
+                    TimeMs) override {
+    core_.OnTaskFailed(state, job, index, is_map);
+  }
+  void OnNodeLost(const ClusterState& state, NodeId, TimeMs) override { core_.OnNodeLost(state); }
+  void Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) override {
+    core_.Assign(state, hb, launcher);
+  }
+
+  // For tests and metrics: per-job waits and levels.
+  const LocalityDelay& delay() const { return core_.delay(); }
+
+ protected:
+  DelayPolicy(const DelayOptions& options, std::unique_ptr<JobOrder> order)
+      : core_(options, std::move(order)) {}
+  const JobOrder& job_order() const { return core_.order(); }
+
+ private:
+  DelayAssigner core_;
+};
+
 }  // namespace mr::sched

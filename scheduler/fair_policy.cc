@@ -37,25 +37,6 @@ Result<std::unique_ptr<FairPolicy>> FairPolicy::Create(const FairOptions& option
       new FairPolicy(delay, std::make_unique<FairOrder>(std::move(pools).value())));
 }
 
-void FairPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs now) {
-  core_.OnJobAdded(state, job, now);
-}
-
-void FairPolicy::OnJobFinished(const ClusterState& state, JobId job, TimeMs now) {
-  core_.OnJobFinished(state, job, now);
-}
-
-void FairPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
-                              TimeMs) {
-  core_.OnTaskFailed(state, job, index, is_map);
-}
-
-void FairPolicy::OnNodeLost(const ClusterState& state, NodeId, TimeMs) { core_.OnNodeLost(state); }
-
-void FairPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) {
-  core_.Assign(state, hb, launcher);
-}
-
 const PolicyInfo& FairPolicyInfo() {
   static const PolicyInfo info{
       "fair",

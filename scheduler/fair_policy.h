@@ -78,7 +78,7 @@ struct FairOptions {
   TimeMs update_interval_ms = 500;
 };
 
-class FairPolicy : public Scheduler {
+class FairPolicy : public DelayPolicy {
  public:
   // InvalidArgument for options out of range or a bad pool spec.
   // `heartbeat_ms` resolves the auto delays.
@@ -86,22 +86,13 @@ class FairPolicy : public Scheduler {
                                                     TimeMs heartbeat_ms);
 
   const char* name() const override { return "fair"; }
-  void OnJobAdded(const ClusterState& state, JobId job, TimeMs now) override;
-  void OnJobFinished(const ClusterState& state, JobId job, TimeMs now) override;
-  void OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
-                    TimeMs now) override;
-  void OnNodeLost(const ClusterState& state, NodeId node, TimeMs now) override;
-  void Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) override;
 
-  // For tests and metrics: fair shares and per-job waits.
-  const FairOrder& order() const { return static_cast<const FairOrder&>(core_.order()); }
-  const LocalityDelay& delay() const { return core_.delay(); }
+  // For tests and metrics: fair shares (per-job waits: DelayPolicy::delay).
+  const FairOrder& order() const { return static_cast<const FairOrder&>(job_order()); }
 
  private:
-  explicit FairPolicy(const DelayOptions& options, std::unique_ptr<FairOrder> order)
-      : core_(options, std::move(order)) {}
-
-  DelayAssigner core_;
+  FairPolicy(const DelayOptions& options, std::unique_ptr<FairOrder> order)
+      : DelayPolicy(options, std::move(order)) {}
 };
 
 // The registry entry: name "fair"; parameters node_locality_delay_ms,

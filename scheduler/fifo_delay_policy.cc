@@ -7,7 +7,7 @@
 namespace mr::sched {
 
 FifoDelayPolicy::FifoDelayPolicy(const DelayOptions& options)
-    : core_(options, std::make_unique<FifoOrder>()) {}
+    : DelayPolicy(options, std::make_unique<FifoOrder>()) {}
 
 Result<std::unique_ptr<FifoDelayPolicy>> FifoDelayPolicy::Create(const FifoDelayOptions& options,
                                                                  TimeMs heartbeat_ms) {
@@ -24,27 +24,6 @@ Result<std::unique_ptr<FifoDelayPolicy>> FifoDelayPolicy::Create(const FifoDelay
       options.delay_ms < 0 ? AutoLocalityDelay(heartbeat_ms) : options.delay_ms;
   delay.assign_multiple = options.assign_multiple;
   return std::unique_ptr<FifoDelayPolicy>(new FifoDelayPolicy(delay));
-}
-
-void FifoDelayPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs now) {
-  core_.OnJobAdded(state, job, now);
-}
-
-void FifoDelayPolicy::OnJobFinished(const ClusterState& state, JobId job, TimeMs now) {
-  core_.OnJobFinished(state, job, now);
-}
-
-void FifoDelayPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
-                                   TimeMs) {
-  core_.OnTaskFailed(state, job, index, is_map);
-}
-
-void FifoDelayPolicy::OnNodeLost(const ClusterState& state, NodeId, TimeMs) {
-  core_.OnNodeLost(state);
-}
-
-void FifoDelayPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) {
-  core_.Assign(state, hb, launcher);
 }
 
 const PolicyInfo& FifoDelayPolicyInfo() {

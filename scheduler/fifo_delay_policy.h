@@ -62,27 +62,16 @@ struct FifoDelayOptions {
   bool assign_multiple = true;
 };
 
-class FifoDelayPolicy : public Scheduler {
+class FifoDelayPolicy : public DelayPolicy {
  public:
   // InvalidArgument for options out of range; `heartbeat_ms` resolves auto.
   static Result<std::unique_ptr<FifoDelayPolicy>> Create(const FifoDelayOptions& options,
                                                          TimeMs heartbeat_ms);
 
   const char* name() const override { return "fifo-delay"; }
-  void OnJobAdded(const ClusterState& state, JobId job, TimeMs now) override;
-  void OnJobFinished(const ClusterState& state, JobId job, TimeMs now) override;
-  void OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
-                    TimeMs now) override;
-  void OnNodeLost(const ClusterState& state, NodeId node, TimeMs now) override;
-  void Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) override;
-
-  // For tests and metrics: per-job waits and levels.
-  const LocalityDelay& delay() const { return core_.delay(); }
 
  private:
   explicit FifoDelayPolicy(const DelayOptions& options);
-
-  DelayAssigner core_;
 };
 
 // The registry entry: name "fifo-delay"; parameters delay_ms,
