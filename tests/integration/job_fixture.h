@@ -42,17 +42,26 @@ class JobTest : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
-  // InvertedIndex reads a directory of files: `text` and `web` as
-  // work_/docs/{a.txt,b.xml} locally (the oracle's input) and /in/docs in
-  // the DFS. Returns the local directory.
-  std::string PutDocs(const LocalCluster& c, const std::string& text, const std::string& web) {
-    const std::string docs = work_ + "/docs";
-    std::filesystem::create_directories(docs);
-    std::filesystem::copy_file(text, docs + "/a.txt");
-    std::filesystem::copy_file(web, docs + "/b.xml");
-    Put(c, docs + "/a.txt", "/in/docs/a.txt");
-    Put(c, docs + "/b.xml", "/in/docs/b.xml");
-    return docs;
+  // Local copies of what PutInputs put into the DFS (the oracle's inputs).
+  struct Inputs {
+    std::string text, web, dna;  // /in/text.txt, /in/web.xml, /in/dna.fa
+    std::string docs;            // /in/docs: text and web as a.txt, b.xml (InvertedIndex)
+  };
+  // Generates text, web and dna of the given sizes (seeds seed, seed + 1,
+  // seed + 2) and puts them, and the docs directory, under /in.
+  Inputs PutInputs(const LocalCluster& c, const std::string& text_size,
+                   const std::string& other_size, int seed) {
+    Inputs in{Generate("text", text_size, seed), Generate("web", other_size, seed + 1),
+              Generate("dna", other_size, seed + 2), work_ + "/docs"};
+    Put(c, in.text, "/in/text.txt");
+    Put(c, in.web, "/in/web.xml");
+    Put(c, in.dna, "/in/dna.fa");
+    std::filesystem::create_directories(in.docs);
+    std::filesystem::copy_file(in.text, in.docs + "/a.txt");
+    std::filesystem::copy_file(in.web, in.docs + "/b.xml");
+    Put(c, in.docs + "/a.txt", "/in/docs/a.txt");
+    Put(c, in.docs + "/b.xml", "/in/docs/b.xml");
+    return in;
   }
 
   // `params`: "k=v" or "k=v,k2=v2" or "".

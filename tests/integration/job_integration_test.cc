@@ -20,25 +20,19 @@ class JobIntegrationTest : public JobTest {};
 TEST_F(JobIntegrationTest, EveryJobMatchesTheOracle) {
   LocalCluster c(3, 2, "--block-size 262144 --replication 2 --heartbeat-ms 100");
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
-  const std::string text = Generate("text", "1500K", 3);
-  const std::string web = Generate("web", "1M", 4);
-  const std::string dna = Generate("dna", "1M", 5);
-  Put(c, text, "/in/text.txt");
-  Put(c, web, "/in/web.xml");
-  Put(c, dna, "/in/dna.fa");
-  const std::string docs = PutDocs(c, text, web);
+  const Inputs in = PutInputs(c, "1500K", "1M", 3);
 
   struct Case {
     std::string job, dfs_input, local_input, params;
   };
   const std::vector<Case> cases = {
-      {"wordcount", "/in/text.txt", text, ""},
-      {"wordcount", "/in/web.xml", web, "combiner=false"},
-      {"grep", "/in/web.xml", web, "pattern=<[a-z]+>"},
-      {"sort", "/in/text.txt", text, ""},
-      {"permu", "/in/dna.fa", dna, ""},
-      {"sequencecount", "/in/text.txt", text, ""},
-      {"invertedindex", "/in/docs", docs, ""},
+      {"wordcount", "/in/text.txt", in.text, ""},
+      {"wordcount", "/in/web.xml", in.web, "combiner=false"},
+      {"grep", "/in/web.xml", in.web, "pattern=<[a-z]+>"},
+      {"sort", "/in/text.txt", in.text, ""},
+      {"permu", "/in/dna.fa", in.dna, ""},
+      {"sequencecount", "/in/text.txt", in.text, ""},
+      {"invertedindex", "/in/docs", in.docs, ""},
   };
   int n = 0;
   for (const Case& k : cases) {
@@ -48,7 +42,7 @@ TEST_F(JobIntegrationTest, EveryJobMatchesTheOracle) {
       json r = RunJob(c, k.job, k.dfs_input, out, reducers, k.params);
       ASSERT_EQ(r["state"], "succeeded") << r.dump(2);
       std::string expected = Oracle(k.job, k.local_input, reducers, k.params, 262144);
-      if (k.job == "invertedindex") expected = ReplaceAll(expected, docs, "/in/docs");
+      if (k.job == "invertedindex") expected = ReplaceAll(expected, in.docs, "/in/docs");
       const std::string got = Cat(c, out);
       EXPECT_EQ(got.size(), expected.size());
       EXPECT_TRUE(got == expected) << "cluster output differs from mr-local's";

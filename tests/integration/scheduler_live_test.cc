@@ -56,25 +56,19 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
   const std::string policy = GetParam();
   LocalCluster c(4, 2, "--block-size 131072 --replication 1 --heartbeat-ms 100 --scheduler " + policy);
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
-  const std::string text = Generate("text", "512K", 31);
-  const std::string web = Generate("web", "384K", 33);
-  const std::string dna = Generate("dna", "384K", 32);
-  Put(c, text, "/in/text.txt");
-  Put(c, web, "/in/web.xml");
-  Put(c, dna, "/in/dna.fa");
-  const std::string docs = PutDocs(c, text, web);
+  const Inputs in = PutInputs(c, "512K", "384K", 31);
 
   struct Case {
     std::string job, dfs_input, local_input, params;
     int64_t id = 0;
   };
   std::vector<Case> cases = {
-      {"wordcount", "/in/text.txt", text, ""},
-      {"grep", "/in/web.xml", web, "pattern=<[a-z]+>"},
-      {"sort", "/in/text.txt", text, ""},
-      {"permu", "/in/dna.fa", dna, ""},
-      {"sequencecount", "/in/text.txt", text, ""},
-      {"invertedindex", "/in/docs", docs, ""},
+      {"wordcount", "/in/text.txt", in.text, ""},
+      {"grep", "/in/web.xml", in.web, "pattern=<[a-z]+>"},
+      {"sort", "/in/text.txt", in.text, ""},
+      {"permu", "/in/dna.fa", in.dna, ""},
+      {"sequencecount", "/in/text.txt", in.text, ""},
+      {"invertedindex", "/in/docs", in.docs, ""},
   };
   // All at once, so the policy orders jobs as well as placing tasks.
   for (Case& k : cases) {
@@ -98,7 +92,7 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
     EXPECT_EQ(r["scheduler"], policy);
     ExpectMetricsRecorded(r);
     std::string expected = Oracle(k.job, k.local_input, 2, k.params, 131072);
-    if (k.job == "invertedindex") expected = ReplaceAll(expected, docs, "/in/docs");
+    if (k.job == "invertedindex") expected = ReplaceAll(expected, in.docs, "/in/docs");
     EXPECT_TRUE(Cat(c, "/out/" + k.job) == expected);
   }
 }
