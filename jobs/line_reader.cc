@@ -1,6 +1,7 @@
 #include "jobs/line_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace mr::jobs {
@@ -10,7 +11,7 @@ LineReader::LineReader(ReadFn read, int64_t file_length, int64_t start, int64_t 
     : read_(std::move(read)),
       file_length_(file_length),
       start_(start),
-      end_(end),
+      end_(std::min(end, file_length)),
       buffer_bytes_(buffer_bytes),
       lookahead_left_(lookahead) {}
 
@@ -18,11 +19,18 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
   if (done_) return false;
   if (!started_) {
     started_ = true;
+    next_line_ = start_;
+    if (start_ >= end_) {  // an empty split, or one past the file's end
+      done_ = true;
+      return false;
+    }
     if (start_ > 0) {
-      // The line holding byte start-1 belongs to the previous split (it
-      // started there); ours begin after its '\n'.
-      MR_ASSIGN_OR_RETURN(int64_t newline, FindNewline(start_ - 1));
-      next_line_ = newline + 1;
+      // The line holding byte start-1 belongs to an earlier split; ours
+      // begin after the first terminator from there on. None before `end`
+      // (next_line_ >= end_) means the split owns no line: stop there.
+      int64_t content_end;
+      MR_RETURN_IF_ERROR(FindLineEnd(start_ - 1, end_, /*keep_line=*/false, &content_end,
+                                     &next_line_));
     }
   }
   if (next_line_ >= file_length_) {
@@ -31,49 +39,103 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
   }
   const bool inside = next_line_ < end_;
   if (!inside) {
-    if (lookahead_left_ == 0) {
+    if (!owns_a_line_ || lookahead_left_ == 0) {
       done_ = true;
       return false;
     }
     --lookahead_left_;
   }
-  MR_ASSIGN_OR_RETURN(int64_t newline, FindNewline(next_line_));
-  *line = std::string_view(buf_).substr(next_line_ - buf_start_, newline - next_line_);
+  int64_t content_end, next;
+  MR_RETURN_IF_ERROR(FindLineEnd(next_line_, file_length_, /*keep_line=*/true, &content_end, &next));
+  *line = std::string_view(buf_).substr(next_line_ - buf_start_, content_end - next_line_);
   *offset = next_line_;
   *in_split = inside;
-  next_line_ = newline + 1;
+  owns_a_line_ = owns_a_line_ || inside;
+  next_line_ = next;
   return true;
 }
 
-Result<int64_t> LineReader::FindNewline(int64_t from) {
-  const int64_t buf_end = buf_start_ + static_cast<int64_t>(buf_.size());
-  if (from >= buf_end) {  // nothing buffered is needed any more
+Status LineReader::FindLineEnd(int64_t from, int64_t limit, bool keep_line, int64_t* content_end,
+                               int64_t* next) {
+  if (from >= buf_end()) {  // nothing buffered is needed any more
     buf_.clear();
     buf_start_ = from;
   }
-  size_t scanned = from - buf_start_;
+  int64_t pos = from;  // no terminator in [from, pos)
   for (;;) {
-    size_t pos = buf_.find('\n', scanned);
-    if (pos != std::string::npos) return buf_start_ + static_cast<int64_t>(pos);
-    const int64_t next = buf_start_ + static_cast<int64_t>(buf_.size());
-    if (next >= file_length_) return file_length_;
-    // Keep only the bytes from `from` on, then append one chunk.
-    buf_.erase(0, from - buf_start_);
-    buf_start_ = from;
-    scanned = buf_.size();
-    // Inside the split, read up to its end (one block, never a little of
-    // the next); past it, in small steps: only the last line's tail (and
-    // lookahead lines) is wanted there, and it may come over the network.
-    int64_t n = std::min(buffer_bytes_, file_length_ - next);
-    n = next < end_ ? std::min(n, end_ - next) : std::min(n, kPastEndStepBytes);
-    chunk_.clear();
-    MR_RETURN_IF_ERROR(read_(next, n, &chunk_));
-    if (static_cast<int64_t>(chunk_.size()) != n) {
-      return Status::IOError("short read: " + std::to_string(chunk_.size()) + " of " +
-                             std::to_string(n) + " bytes at offset " + std::to_string(next));
+    const int64_t have = std::min(buf_end(), limit);
+    if (pos < have) {
+      const int64_t lf = std::min(NextLineFeed(pos), have);
+      const void* cr = std::memchr(buf_.data() + (pos - buf_start_), '\r', lf - pos);
+      if (cr != nullptr) {
+        const int64_t p = buf_start_ + (static_cast<const char*>(cr) - buf_.data());
+        *content_end = p;
+        if (p + 1 >= limit) {  // the file's last byte, or the skip's limit
+          *next = limit;
+          return Status::OK();
+        }
+        if (p + 1 < buf_end()) {
+          *next = buf_[p + 1 - buf_start_] == '\n' ? p + 2 : p + 1;
+          return Status::OK();
+        }
+        pos = p;  // '\r' is the last byte buffered: read the next one first
+      } else if (lf < have) {
+        *content_end = lf;
+        *next = lf + 1;
+        return Status::OK();
+      } else {
+        pos = have;
+      }
     }
-    buf_.append(chunk_);
+    if (pos >= limit) {
+      *content_end = *next = limit;
+      return Status::OK();
+    }
+    MR_RETURN_IF_ERROR(Extend(keep_line ? from : pos));
   }
+}
+
+Status LineReader::Extend(int64_t keep_from) {
+  const int64_t next = buf_end();
+  buf_.erase(0, keep_from - buf_start_);
+  buf_start_ = keep_from;
+  // Inside the split, read up to its end (one block, never a little of the
+  // next); past it, in steps that start small (usually only the last line's
+  // tail is wanted, and it may come over the network) and double, so a
+  // line many blocks long takes few reads.
+  int64_t n;
+  if (next < end_) {
+    n = std::min(buffer_bytes_, end_ - next);
+  } else {
+    n = std::min(buffer_bytes_, past_end_step_);
+    past_end_step_ = std::min(2 * past_end_step_, std::max(buffer_bytes_, kPastEndStepBytes));
+  }
+  n = std::min(n, file_length_ - next);
+  chunk_.clear();
+  MR_RETURN_IF_ERROR(read_(next, n, &chunk_));
+  if (static_cast<int64_t>(chunk_.size()) != n) {
+    return Status::IOError("short read: " + std::to_string(chunk_.size()) + " of " +
+                           std::to_string(n) + " bytes at offset " + std::to_string(next));
+  }
+  buf_.append(chunk_);
+  return Status::OK();
+}
+
+int64_t LineReader::NextLineFeed(int64_t from) {
+  if (lf_found_ && lf_ >= from) return lf_;
+  const int64_t search = lf_found_ ? from : std::max(from, lf_);
+  const int64_t end = buf_end();
+  if (search < end) {
+    const void* p = std::memchr(buf_.data() + (search - buf_start_), '\n', end - search);
+    if (p != nullptr) {
+      lf_ = buf_start_ + (static_cast<const char*>(p) - buf_.data());
+      lf_found_ = true;
+      return lf_;
+    }
+  }
+  lf_ = std::max(search, end);
+  lf_found_ = false;
+  return lf_;
 }
 
 }  // namespace mr::jobs

@@ -1,22 +1,32 @@
 // LineReader: the lines of one split of a file, by Hadoop's LineRecordReader
 // rules (jobs/job.h, "Lines"). Used by map tasks and by mr-local.
 //
-// A line starts at offset o when o < file_length and (o == 0 or byte o-1 is
-// '\n'); it runs up to the next '\n' (not included) or the end of the file.
-// So "a\nb" has lines "a" and "b", "a\n" has one line, "\n\n" two empty
-// lines and "" none. Bytes are bytes: a '\r' before '\n' stays at the end of
-// the line (CRLF files keep their '\r's), and NUL or invalid UTF-8 are fine.
+// Lines end as Hadoop's LineReader.readDefaultLine ends them: at '\n', at
+// "\r\n" and at a lone '\r' (one not followed by '\n'); the terminator is
+// not part of the line. A line starts at offset 0 and right after each
+// terminator, unless that is the end of the file. So "a\nb" has lines "a"
+// and "b", "a\r\n" has one line "a", "a\rb" two, "\n\n" two empty lines,
+// "a\r\r\n" "a" and "", and "" none. Every other byte (NUL, invalid UTF-8,
+// '\r' only as said) is part of the line.
 //
 // The split [start, end) owns the lines that start in it. Every line of the
 // file therefore belongs to exactly one split of any partition of
-// [0, file_length) into splits. A split that does not start the file skips
-// the bytes before its first line (it looks at byte start-1 to know whether
-// a line starts exactly at `start`), and the last line is read past `end` to
-// its finish. After the split's lines, up to `lookahead` further lines are
-// returned with in_split == false (Permu's context).
+// [0, file_length) into splits. (Hadoop gives a line that starts exactly at
+// a split boundary to the split before it; the set of lines read is the
+// same.) A split that does not start the file skips the bytes before its
+// first line: it reads forward from byte start-1 to the first terminator,
+// but never past `end`, so a split inside a long line reads its own bytes
+// (and one more) and owns nothing. A "\r\n" cut by the boundary ends one
+// line, whose successor starts after the '\n'. The split's last line is read
+// past `end` to its finish. After the split's lines, up to `lookahead`
+// further lines are returned with in_split == false (Permu's context); a
+// split that owns no line returns none.
 //
-// Reads go through `read` in chunks of buffer_bytes (plus more for lines
-// longer than that): memory is one chunk plus the longest line.
+// Reads go through `read`: inside the split in chunks of buffer_bytes (never
+// across `end`), past it in steps growing from kPastEndStepBytes to
+// buffer_bytes, each byte once. Over all the splits of a file the bytes read
+// are at most about twice the file, however long its lines. Memory is one
+// chunk plus the longest line.
 //
 // Thread-compatible.
 #pragma once
@@ -38,7 +48,8 @@ class LineReader {
   using ReadFn = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
 
   static constexpr int64_t kDefaultBufferBytes = 1 << 20;
-  // Bytes read at a time past the split's end (a DFS checksum chunk).
+  // The first read past the split's end (a DFS checksum chunk); each further
+  // one doubles, up to buffer_bytes.
   static constexpr int64_t kPastEndStepBytes = 64 << 10;
 
   // REQUIRES: 0 <= start <= end, lookahead >= 0, buffer_bytes >= 1.
@@ -52,24 +63,48 @@ class LineReader {
   // that. IOError when `read` fails or returns the wrong number of bytes.
   Result<bool> Next(std::string_view* line, int64_t* offset, bool* in_split);
 
+  // Where the line after the one Next last returned starts: that line's
+  // offset plus its length and terminator (file_length when it had none).
+  // Map tasks count a line's input bytes as next_offset() - offset.
+  int64_t next_offset() const { return next_line_; }
+
  private:
-  // The offset of the first '\n' at or after `from`, or file_length_ when
-  // there is none, with bytes [from, that offset) in buf_.
-  // REQUIRES: from >= buf_start_.
-  Result<int64_t> FindNewline(int64_t from);
+  // Scans bytes [from, limit) for the first terminator: *content_end is
+  // where it starts (limit if there is none) and *next where the line after
+  // it starts (limit if none; a '\r' at limit-1 is taken as a whole
+  // terminator without looking at byte limit). Keeps bytes from `from` on
+  // in buf_ when keep_line, else only what it has not scanned yet.
+  // REQUIRES: from <= limit <= file_length_.
+  Status FindLineEnd(int64_t from, int64_t limit, bool keep_line, int64_t* content_end,
+                     int64_t* next);
+  // Drops buffered bytes before keep_from and appends the next chunk.
+  // REQUIRES: buf_start_ <= keep_from <= buffered end < file_length_.
+  Status Extend(int64_t keep_from);
+  // The first '\n' at or after `from` among the buffered bytes, or the
+  // buffered end when there is none. Remembers how far it looked, so lines
+  // ended by lone '\r's do not rescan the buffer for a far '\n'.
+  int64_t NextLineFeed(int64_t from);
+  int64_t buf_end() const { return buf_start_ + static_cast<int64_t>(buf_.size()); }
 
   ReadFn read_;
   const int64_t file_length_;
   const int64_t start_;
-  const int64_t end_;
+  const int64_t end_;  // min(end, file_length)
   const int64_t buffer_bytes_;
   int lookahead_left_;
 
   bool started_ = false;
   bool done_ = false;
-  int64_t next_line_ = 0;  // offset of the next line to return
-  std::string buf_;        // file bytes [buf_start_, buf_start_ + buf_.size())
+  bool owns_a_line_ = false;  // a line in the split was returned
+  int64_t next_line_ = 0;     // offset of the next line to return
+  std::string buf_;           // file bytes [buf_start_, buf_end())
   int64_t buf_start_ = 0;
+  int64_t past_end_step_ = kPastEndStepBytes;
+  // NextLineFeed's memory (its `from` never decreases): byte lf_ is the
+  // first '\n' at or after the last `from` when lf_found_; otherwise there
+  // is none in [last from, lf_).
+  int64_t lf_ = 0;
+  bool lf_found_ = false;
   std::string chunk_;  // scratch for read_
 };
 

@@ -134,8 +134,7 @@ Status MapSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read, J
     if (!more) break;
     if (info.in_split) {
       ++result->records_in;
-      const int64_t end = info.offset + static_cast<int64_t>(line.size());
-      result->input_bytes += static_cast<int64_t>(line.size()) + (end < spec.file_length ? 1 : 0);
+      result->input_bytes += reader.next_offset() - info.offset;  // with its terminator
     }
     job.Map(line, info, out);
   }

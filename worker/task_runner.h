@@ -73,7 +73,8 @@ struct MapTaskResult {
   MapOutputIndex index;
   // work_dir/map-output (segments) or work_dir/map-output.txt (map-only).
   std::string output_path;
-  // Bytes of the lines that start in the split, each with its '\n', so the
+  // Bytes of the lines that start in the split, each with its terminator
+  // ('\n', "\r\n" or '\r'; none for a last line without one), so the
   // last line counts up to its end past the split; lookahead lines are not
   // counted. Over any partition of a file into splits these sum to its size.
   int64_t input_bytes = 0;

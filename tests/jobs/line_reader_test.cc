@@ -24,16 +24,22 @@ std::ostream& operator<<(std::ostream& os, const Line& l) {
 }
 
 // The lines of `data` by the definition in line_reader.h, computed the
-// obvious way: split on '\n', a final '\n' ends the last line.
+// obvious way, byte by byte: '\n', "\r\n" and a lone '\r' end a line and
+// are not part of it; a final terminator ends the last line.
 std::vector<Line> ExpectedLines(const std::string& data) {
   std::vector<Line> lines;
-  size_t start = 0;
-  while (start < data.size()) {
-    size_t nl = data.find('\n', start);
-    if (nl == std::string::npos) nl = data.size();
-    lines.push_back({data.substr(start, nl - start), static_cast<int64_t>(start), true});
-    start = nl + 1;
+  Line line;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const char c = data[i];
+    if (c != '\n' && c != '\r') {
+      line.text.push_back(c);
+      continue;
+    }
+    if (c == '\r' && i + 1 < data.size() && data[i + 1] == '\n') ++i;
+    lines.push_back(line);
+    line = {"", static_cast<int64_t>(i) + 1, true};
   }
+  if (line.offset < static_cast<int64_t>(data.size())) lines.push_back(line);
   return lines;
 }
 
@@ -68,7 +74,8 @@ std::vector<Line> ReadSplit(const std::string& data, int64_t start, int64_t end,
 }
 
 // Inputs with every shape the rules care about: empty lines (also first and
-// last), a final line with and without '\n', "\r\n", long lines.
+// last), a final line with and without a terminator, "\r\n", lone '\r's
+// (also last, and "\r\r\n", "\n\r"), long lines.
 std::vector<std::string> Inputs() {
   std::vector<std::string> inputs = {
       "",
@@ -81,17 +88,28 @@ std::vector<std::string> Inputs() {
       "\nab\n\ncd",
       "x\r\ny\r\n",
       "\r\n\r\n",
+      "\r",
+      "\r\r",
+      "a\rb",
+      "a\r",
+      "a\r\r\nb",
+      "\n\r\n\r",
+      "ab\r\ncd",
       std::string(40, 'L') + "\nz",
+      std::string(40, 'L') + "\r\nz\r",
   };
   std::mt19937_64 rng(42);
-  for (int i = 0; i < 30; ++i) {
+  for (int i = 0; i < 40; ++i) {
     std::string data;
     const int lines = rng() % 12;
     for (int l = 0; l < lines; ++l) {
       const int kind = rng() % 6;
       const size_t len = kind == 0 ? 0 : kind == 1 ? 20 + rng() % 30 : rng() % 6;
-      for (size_t c = 0; c < len; ++c) data.push_back("ab \r\t"[rng() % 5]);
-      if (l + 1 < lines || rng() % 2) data.push_back('\n');
+      for (size_t c = 0; c < len; ++c) data.push_back("ab \t"[rng() % 4]);
+      if (l + 1 < lines || rng() % 2) {
+        static const char* const kEnds[] = {"\n", "\r\n", "\r"};
+        data += kEnds[rng() % 3];
+      }
     }
     inputs.push_back(data);
   }
@@ -134,7 +152,8 @@ TEST(LineReaderTest, EverySplittingReadsEveryLineOnce) {
 TEST(LineReaderTest, LookaheadLinesAreTheNextLines) {
   // After its own lines a split must return the first `k` lines that start
   // at or after its end, marked in_split == false (Permu reads its triples'
-  // tails from them), and nothing else.
+  // tails from them), and nothing else. A split that owns no line gets no
+  // lookahead either (there is nothing for it to complete).
   for (const std::string& data : Inputs()) {
     SCOPED_TRACE(testing::PrintToString(data));
     const std::vector<Line> all = ExpectedLines(data);
@@ -148,7 +167,7 @@ TEST(LineReaderTest, LookaheadLinesAreTheNextLines) {
           }
           int extra = 0;
           for (Line l : all) {
-            if (l.offset >= end && extra < k) {
+            if (!expected.empty() && l.offset >= end && extra < k) {
               l.in_split = false;
               expected.push_back(l);
               ++extra;
@@ -171,15 +190,76 @@ TEST(LineReaderTest, LinesLongerThanBufferAndSplit) {
   EXPECT_TRUE(ReadSplit(data, 5, 50000, 0, 4096).empty());
   EXPECT_EQ(ReadSplit(data, 50000, data.size(), 0, 4096),
             (std::vector<Line>{{"b", static_cast<int64_t>(big.size()) + 3, true}}));
-  // With lookahead, a split that owns no line still passes the next ones.
-  EXPECT_EQ(ReadSplit(data, 5, 50000, 1, 4096),
-            (std::vector<Line>{{"b", static_cast<int64_t>(big.size()) + 3, false}}));
+  // A split that owns no line has no lookahead lines either.
+  EXPECT_TRUE(ReadSplit(data, 5, 50000, 1, 4096).empty());
 }
 
-TEST(LineReaderTest, CarriageReturnsStayInTheLine) {
-  // The reader is bytewise: CRLF files keep '\r' at the end of each line.
+TEST(LineReaderTest, LinesEndAsHadoopsDo) {
+  // '\n', "\r\n" and a lone '\r' end a line and are not part of it
+  // (Hadoop's LineReader.readDefaultLine); other bytes, NUL included, are.
   EXPECT_EQ(ReadSplit("a\r\nb\r\n", 0, 6, 0, 1024),
-            (std::vector<Line>{{"a\r", 0, true}, {"b\r", 3, true}}));
+            (std::vector<Line>{{"a", 0, true}, {"b", 3, true}}));
+  EXPECT_EQ(ReadSplit("a\rb\nc", 0, 5, 0, 1024),
+            (std::vector<Line>{{"a", 0, true}, {"b", 2, true}, {"c", 4, true}}));
+  EXPECT_EQ(ReadSplit("a\r\r\nb\n\rc\r", 0, 100, 0, 1024),
+            (std::vector<Line>{{"a", 0, true}, {"", 2, true}, {"b", 4, true}, {"", 6, true},
+                               {"c", 7, true}}));
+  EXPECT_EQ(ReadSplit(std::string("x\0y\tz \r\n", 7), 0, 7, 0, 1024),
+            (std::vector<Line>{{std::string("x\0y\tz ", 6), 0, true}}));
+}
+
+TEST(LineReaderTest, FileWithoutAFinalTerminator) {
+  // The last line counts without a terminator, and a final terminator
+  // does not make an empty last line.
+  EXPECT_EQ(ReadSplit("a\r\nbc", 0, 6, 0, 1024),
+            (std::vector<Line>{{"a", 0, true}, {"bc", 3, true}}));
+  EXPECT_EQ(ReadSplit("a\r\nbc\r", 0, 7, 0, 1024),
+            (std::vector<Line>{{"a", 0, true}, {"bc", 3, true}}));
+  EXPECT_EQ(ReadSplit("a\r\nbc", 2, 6, 0, 1024), (std::vector<Line>{{"bc", 3, true}}));
+}
+
+TEST(LineReaderTest, CrLfStraddlingABufferBoundary) {
+  // The read buffer ends between '\r' and '\n': the reader must look at the
+  // next byte before deciding, so "\r\n" stays one terminator (Hadoop's
+  // prevCharCR), and a '\r' then something else stays a lone '\r'.
+  const std::string crlf = "ab\r\ncd\r\n";
+  const std::string cr = "ab\rcd\r\n";
+  for (int64_t buffer : {1, 2, 3, 4, 5}) {
+    SCOPED_TRACE(buffer);
+    EXPECT_EQ(ReadSplit(crlf, 0, crlf.size(), 0, buffer),
+              (std::vector<Line>{{"ab", 0, true}, {"cd", 4, true}}));
+    EXPECT_EQ(ReadSplit(cr, 0, cr.size(), 0, buffer),
+              (std::vector<Line>{{"ab", 0, true}, {"cd", 3, true}}));
+  }
+}
+
+TEST(LineReaderTest, CrLfStraddlingASplitBoundary) {
+  // The split boundary falls between '\r' and '\n' (offset 3 of
+  // "ab\r\ncd"): the line after the "\r\n" starts at 4, in the second
+  // split; neither split returns an empty line at 3. With a lone '\r' at
+  // the end of the first split, the next line starts exactly at the
+  // boundary and is the second split's.
+  EXPECT_EQ(ReadSplit("ab\r\ncd", 0, 3, 0, 1024), (std::vector<Line>{{"ab", 0, true}}));
+  EXPECT_EQ(ReadSplit("ab\r\ncd", 3, 6, 0, 1024), (std::vector<Line>{{"cd", 4, true}}));
+  EXPECT_EQ(ReadSplit("ab\rcd", 0, 3, 0, 1024), (std::vector<Line>{{"ab", 0, true}}));
+  EXPECT_EQ(ReadSplit("ab\rcd", 3, 5, 0, 1024), (std::vector<Line>{{"cd", 3, true}}));
+  // The split ends right after the "\r\n": the next line is the next split's.
+  EXPECT_EQ(ReadSplit("ab\r\ncd", 0, 4, 1, 1024),
+            (std::vector<Line>{{"ab", 0, true}, {"cd", 4, false}}));
+  EXPECT_EQ(ReadSplit("ab\r\ncd", 4, 6, 0, 1024), (std::vector<Line>{{"cd", 4, true}}));
+}
+
+TEST(LineReaderTest, NextOffsetIsPastTheTerminator) {
+  // next_offset(): where the next line starts, so a line's bytes with its
+  // terminator are next_offset() - offset (map tasks count input by it).
+  const std::string data = "a\r\nbb\rc\nd";
+  LineReader reader(ReadFrom(data), data.size(), 0, data.size(), 0);
+  std::string_view line;
+  int64_t offset;
+  bool in_split;
+  std::vector<int64_t> ends;
+  while (*reader.Next(&line, &offset, &in_split)) ends.push_back(reader.next_offset());
+  EXPECT_EQ(ends, (std::vector<int64_t>{3, 6, 8, 9}));
 }
 
 TEST(LineReaderTest, SplitPastTheEndIsClipped) {
@@ -269,6 +349,54 @@ TEST(LineReaderTest, StopsItsReadsAtTheSplitEndAndReadsLittlePastIt) {
     if (off >= end) past_end += n;
   }
   EXPECT_LE(past_end, LineReader::kPastEndStepBytes);
+}
+
+// A file that is one long line cut into many splits, as a cluster's blocks
+// cut it: the bytes all the splits' readers read together.
+int64_t BytesReadOverAllSplits(const std::string& data, int64_t split, int lookahead,
+                               int64_t buffer_bytes, std::vector<Line>* lines) {
+  int64_t total = 0;
+  for (int64_t start = 0; start < static_cast<int64_t>(data.size()); start += split) {
+    LineReader reader(
+        [&](int64_t offset, int64_t n, std::string* out) {
+          total += n;
+          *out = data.substr(offset, n);
+          return Status::OK();
+        },
+        data.size(), start, start + split, lookahead, buffer_bytes);
+    std::string_view text;
+    Line line;
+    while (*reader.Next(&text, &line.offset, &line.in_split)) {
+      line.text = std::string(text.substr(0, 8));  // enough to tell lines apart
+      lines->push_back(line);
+    }
+  }
+  return total;
+}
+
+TEST(LineReaderTest, ALineOverManySplitsIsReadInLinearBytes) {
+  // 4 MB on one line (then a short one) in 64 KiB splits: the split that
+  // owns the line reads on to its end, and each other split reads only its
+  // own bytes (and one before) to learn that no line starts in it, instead
+  // of scanning forward to the line's end (quadratic: ~30x the file here).
+  // Also with lookahead (Permu), which a split with no line of its own does
+  // not need.
+  const int64_t kLong = 4 << 20, kSplit = 64 << 10;
+  const std::string data = std::string(kLong, 'x') + "\r\nend\r\n";
+  for (int lookahead : {0, 2}) {
+    for (int64_t buffer : {int64_t{4096}, LineReader::kDefaultBufferBytes}) {
+      SCOPED_TRACE(testing::Message() << "lookahead " << lookahead << " buffer " << buffer);
+      std::vector<Line> lines;
+      const int64_t total = BytesReadOverAllSplits(data, kSplit, lookahead, buffer, &lines);
+      // Every line once, in order; the first split's lookahead is "end".
+      std::vector<Line> want = {{"xxxxxxxx", 0, true}, {"end", kLong + 2, true}};
+      if (lookahead > 0) want.insert(want.begin() + 1, {"end", kLong + 2, false});
+      EXPECT_EQ(lines, want);
+      // The owner reads the file once; the others their splits, plus a byte.
+      const int64_t splits = (static_cast<int64_t>(data.size()) + kSplit - 1) / kSplit;
+      EXPECT_LE(total, 2 * static_cast<int64_t>(data.size()) + splits) << "read " << total;
+    }
+  }
 }
 
 }  // namespace
