@@ -89,15 +89,16 @@ done
 echo "(every file read back byte-identical)"
 
 # ---- jobs: run each, then check its output against a shell pipeline
-# The local files tagged KIND, concatenated; a last line without '\n' gets
-# one, so no line runs on into the next file (the jobs read files apart).
+# The lines of FILE as the jobs read them, each ended by '\n': '\n', "\r\n"
+# and a lone '\r' end a line (Hadoop's rule; the Gutenberg books are CRLF),
+# and a last line without a terminator gets one, so no line runs on into
+# the next file (the jobs read files apart). perl reads records up to '\n',
+# so a "\r\n" is never cut in two.
+lines_of() { perl -pe 's/\r\n?/\n/g; $_ .= "\n" unless /\n\z/' <"$1"; }
+# The lines of the local files tagged KIND, one file after another.
 cat_kind() {
-  local p f
-  while IFS= read -r p; do
-    f="${local_of[$p]}"
-    cat -- "$f"
-    [[ ! -s "$f" || "$(tail -c1 -- "$f" | wc -l)" -eq 1 ]] || echo
-  done < <(of_kind "$1")
+  local p
+  while IFS= read -r p; do lines_of "${local_of[$p]}"; done < <(of_kind "$1")
 }
 # `key<TAB>count` for each distinct line of stdin, as the counting jobs write.
 count() { sort | uniq -c | sed -E 's/^ *([0-9]+) (.*)$/\2\t\1/'; }
@@ -137,14 +138,15 @@ cat_kind web | { grep -aoE "$grep_pattern" || true; } | count >"$WORK/grep.want"
 check grep "grep -oE '$grep_pattern' | sort | uniq -c of the input" "$WORK/grep.want"
 run sort text 3
 cat_kind text | sort >"$WORK/sort.want"
-check sort "sort of the input" "$WORK/sort.want"
+check sort "sort of the input's lines" "$WORK/sort.want"
 run permu dna 2
 # Permu's triples by awk: three consecutive sequence lines of one record;
 # a header ('>'), an empty line or a new file ends the record.
 mapfile -t dna < <(of_kind dna)
-for p in "${dna[@]}"; do printf '%s\0' "${local_of[$p]}"; done |
-  xargs -0 awk 'FNR == 1 { n = 0 } /^$|^>/ { n = 0; next }
-                { if (n >= 2) print p1 p2 $0; p1 = p2; p2 = $0; n++ }' | count >"$WORK/permu.want"
+for p in "${dna[@]}"; do
+  lines_of "${local_of[$p]}" | awk '/^$|^>/ { n = 0; next }
+                                  { if (n >= 2) print p1 p2 $0; p1 = p2; p2 = $0; n++ }'
+done | count >"$WORK/permu.want"
 check permu "awk triples | sort | uniq -c of the input" "$WORK/permu.want"
 
 # ---- the table

@@ -13,13 +13,15 @@
 // decimal counts says so (combiner_kind()), and the map task may then count
 // in a hash table instead of sorting every pair.
 //
-// Lines: the input is read as lines ending in '\n' (the '\n' is not part of
-// the line; a final line without '\n' counts). A map task reads the lines
-// that *start* in its split, as Hadoop's LineRecordReader does: it skips the
-// partial first line unless the split starts the file, and reads past the
-// split's end to finish its last line. A job that needs context after its
-// last line (Permu) asks for lookahead_lines(): that many further lines are
-// passed with info.in_split == false.
+// Lines: the input is read as lines ending in '\n', "\r\n" or a lone '\r',
+// as Hadoop's LineReader ends them (the terminator is not part of the line;
+// a final line without one counts). A map task reads the lines that *start*
+// in its split, as Hadoop's LineRecordReader does: it skips the partial
+// first line unless the split starts the file, and reads past the split's
+// end to finish its last line (jobs/line_reader.h has the exact rules). A
+// job that needs context after its last line (Permu) asks for
+// lookahead_lines(): that many further lines are passed with
+// info.in_split == false.
 //
 // Keys and values are byte strings. Map output is partitioned by
 // Partition(), sorted bytewise by key within each partition, and each reduce

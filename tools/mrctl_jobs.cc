@@ -123,14 +123,22 @@ awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vecto
       return Status::OK();
     };
     MR_CO_RETURN_IF_ERROR(co_await c.ReadBlock(blocks[i], 0, std::min(kBytesPerBlock, blocks[i].bytes()), sink));
-    size_t pos = blocks[i].offset() == 0 ? 0 : data.find('\n');
-    if (pos == std::string::npos) continue;
-    if (blocks[i].offset() != 0) ++pos;
+    // Lines end as map tasks end them (jobs/line_reader.h): at '\n', "\r\n"
+    // or a lone '\r'. A block after the first starts after its first one.
+    auto past = [&data](size_t end) {
+      return end + (data[end] == '\r' && end + 1 < data.size() && data[end + 1] == '\n' ? 2 : 1);
+    };
+    size_t pos = 0;
+    if (blocks[i].offset() != 0) {
+      const size_t end = data.find_first_of("\r\n");
+      if (end == std::string::npos) continue;
+      pos = past(end);
+    }
     for (size_t taken = 0; taken < per_block; ++taken) {
-      const size_t nl = data.find('\n', pos);
-      if (nl == std::string::npos) break;  // a cut-off last line is not a sample
-      lines.push_back(data.substr(pos, nl - pos));
-      pos = nl + 1;
+      const size_t end = data.find_first_of("\r\n", pos);
+      if (end == std::string::npos) break;  // a cut-off last line is not a sample
+      lines.push_back(data.substr(pos, end - pos));
+      pos = past(end);
     }
   }
   co_return lines;

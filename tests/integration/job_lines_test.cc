@@ -76,6 +76,14 @@ TEST_F(JobLinesTest, SortOfACrlfBookIsItsLinesSorted) {
   EXPECT_TRUE(got == want) << "Sort's output differs from perl | sort";
   // mr-local cuts the book at the same offsets and agrees.
   EXPECT_TRUE(got == Oracle("sort", book, 3, "", block));
+  // mrctl's sample for Sort's split points cuts lines the same way: no
+  // point keeps a '\r' (each is hex of a line, joined by ',').
+  const std::string points = r["params"]["split_points"].get<std::string>();
+  ASSERT_FALSE(points.empty()) << r.dump(2);
+  for (size_t i = 0; i + 1 < points.size(); i += 2) {
+    if (points[i] == ',') ++i;
+    EXPECT_NE(points.substr(i, 2), "0d") << "a split point holds a CR (0d): " << points;
+  }
 }
 
 TEST_F(JobLinesTest, ALineTwentyBlocksLongIsReadInLinearBytes) {
