@@ -29,8 +29,8 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
       // begin after the first terminator from there on. None before `end`
       // (next_line_ >= end_) means the split owns no line: stop there.
       int64_t content_end;
-      MR_RETURN_IF_ERROR(FindLineEnd(start_ - 1, end_, /*keep_line=*/false, &content_end,
-                                     &next_line_));
+      MR_RETURN_IF_ERROR(
+          FindLineEnd(start_ - 1, end_, /*keep_line=*/false, &content_end, &next_line_));
     }
   }
   if (next_line_ >= file_length_) {
@@ -46,7 +46,8 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
     --lookahead_left_;
   }
   int64_t content_end, next;
-  MR_RETURN_IF_ERROR(FindLineEnd(next_line_, file_length_, /*keep_line=*/true, &content_end, &next));
+  MR_RETURN_IF_ERROR(
+      FindLineEnd(next_line_, file_length_, /*keep_line=*/true, &content_end, &next));
   *line = std::string_view(buf_).substr(next_line_ - buf_start_, content_end - next_line_);
   *offset = next_line_;
   *in_split = inside;
@@ -65,10 +66,9 @@ Status LineReader::FindLineEnd(int64_t from, int64_t limit, bool keep_line, int6
   for (;;) {
     const int64_t have = std::min(buf_end(), limit);
     if (pos < have) {
-      const int64_t lf = std::min(NextLineFeed(pos), have);
-      const void* cr = std::memchr(buf_.data() + (pos - buf_start_), '\r', lf - pos);
-      if (cr != nullptr) {
-        const int64_t p = buf_start_ + (static_cast<const char*>(cr) - buf_.data());
+      const int64_t lf = std::min(NextByte('\n', &lf_, pos), have);
+      const int64_t p = NextByte('\r', &cr_, pos);
+      if (p < lf) {
         *content_end = p;
         if (p + 1 >= limit) {  // the file's last byte, or the skip's limit
           *next = limit;
@@ -121,21 +121,18 @@ Status LineReader::Extend(int64_t keep_from) {
   return Status::OK();
 }
 
-int64_t LineReader::NextLineFeed(int64_t from) {
-  if (lf_found_ && lf_ >= from) return lf_;
-  const int64_t search = lf_found_ ? from : std::max(from, lf_);
+int64_t LineReader::SearchByte(char byte, Found* last, int64_t from) const {
+  const int64_t search = last->found ? from : std::max(from, last->at);
   const int64_t end = buf_end();
   if (search < end) {
-    const void* p = std::memchr(buf_.data() + (search - buf_start_), '\n', end - search);
+    const void* p = std::memchr(buf_.data() + (search - buf_start_), byte, end - search);
     if (p != nullptr) {
-      lf_ = buf_start_ + (static_cast<const char*>(p) - buf_.data());
-      lf_found_ = true;
-      return lf_;
+      *last = {buf_start_ + (static_cast<const char*>(p) - buf_.data()), true};
+      return last->at;
     }
   }
-  lf_ = std::max(search, end);
-  lf_found_ = false;
-  return lf_;
+  *last = {std::max(search, end), false};
+  return last->at;
 }
 
 }  // namespace mr::jobs

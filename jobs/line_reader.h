@@ -80,10 +80,23 @@ class LineReader {
   // Drops buffered bytes before keep_from and appends the next chunk.
   // REQUIRES: buf_start_ <= keep_from <= buffered end < file_length_.
   Status Extend(int64_t keep_from);
-  // The first '\n' at or after `from` among the buffered bytes, or the
-  // buffered end when there is none. Remembers how far it looked, so lines
-  // ended by lone '\r's do not rescan the buffer for a far '\n'.
-  int64_t NextLineFeed(int64_t from);
+  // Where NextByte last found its byte (its `from` never decreases): byte
+  // `at` is the first one at or after the last `from` when found; otherwise
+  // there is none in [last from, at).
+  struct Found {
+    int64_t at = 0;
+    bool found = false;
+  };
+  // The first `byte` at or after `from` among the buffered bytes, or the
+  // buffered end when there is none. Remembers what it found, so a file
+  // without '\r's (or '\n's) is searched for one once per buffer, not
+  // once per line. REQUIRES: from >= buf_start_.
+  int64_t NextByte(char byte, Found* last, int64_t from) const {
+    if (last->found ? last->at >= from : last->at >= buf_end()) return last->at;  // remembered
+    return SearchByte(byte, last, from);
+  }
+  // NextByte when it must look: memchr over the buffered bytes not yet seen.
+  int64_t SearchByte(char byte, Found* last, int64_t from) const;
   int64_t buf_end() const { return buf_start_ + static_cast<int64_t>(buf_.size()); }
 
   ReadFn read_;
@@ -100,11 +113,8 @@ class LineReader {
   std::string buf_;           // file bytes [buf_start_, buf_end())
   int64_t buf_start_ = 0;
   int64_t past_end_step_ = kPastEndStepBytes;
-  // NextLineFeed's memory (its `from` never decreases): byte lf_ is the
-  // first '\n' at or after the last `from` when lf_found_; otherwise there
-  // is none in [last from, lf_).
-  int64_t lf_ = 0;
-  bool lf_found_ = false;
+  Found lf_;           // NextByte's memory for '\n'
+  Found cr_;           // and for '\r'
   std::string chunk_;  // scratch for read_
 };
 

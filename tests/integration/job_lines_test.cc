@@ -48,7 +48,8 @@ TEST_F(JobLinesTest, SortOfACrlfBookIsItsLinesSorted) {
   int64_t block = 0;
   for (const std::string& b : books) {
     const std::string text = ReadAll(b);
-    for (int64_t at = kChunk; at + 1 < static_cast<int64_t>(text.size()) && block == 0; at += kChunk) {
+    for (int64_t at = kChunk; at + 1 < static_cast<int64_t>(text.size()) && block == 0;
+         at += kChunk) {
       if (text[at - 1] == '\r' && text[at] == '\n') block = at;
     }
     if (block > 0) {
@@ -56,7 +57,8 @@ TEST_F(JobLinesTest, SortOfACrlfBookIsItsLinesSorted) {
       break;
     }
   }
-  if (book.empty()) GTEST_SKIP() << "no book in " << data << "/books has a CRLF at a 64 KiB multiple";
+  if (book.empty())
+    GTEST_SKIP() << "no book in " << data << "/books has a CRLF at a 64 KiB multiple";
   SCOPED_TRACE(book + ", blocks of " + std::to_string(block) + " bytes");
 
   LocalCluster c(3, 2, "--replication 1 --heartbeat-ms 100");
@@ -113,8 +115,8 @@ TEST_F(JobLinesTest, ALineTwentyBlocksLongIsReadInLinearBytes) {
   EXPECT_EQ(Cat(c, "/out/long"), "needle1\t1\nneedle2\t1\nneedle3\t1\nneedle4\t1\n");
 
   const json& in = r["map_input_bytes"];
-  const int64_t read = in["local"].get<int64_t>() + in["same_dc"].get<int64_t>() +
-                       in["other_dc"].get<int64_t>();
+  const int64_t read =
+      in["local"].get<int64_t>() + in["same_dc"].get<int64_t>() + in["other_dc"].get<int64_t>();
   std::printf("[          ] %lld-byte file, 1 MiB blocks: maps read %lld bytes (%.2fx)\n",
               static_cast<long long>(size), static_cast<long long>(read),
               static_cast<double>(read) / static_cast<double>(size));

@@ -202,8 +202,8 @@ TEST(LineReaderTest, LinesEndAsHadoopsDo) {
   EXPECT_EQ(ReadSplit("a\rb\nc", 0, 5, 0, 1024),
             (std::vector<Line>{{"a", 0, true}, {"b", 2, true}, {"c", 4, true}}));
   EXPECT_EQ(ReadSplit("a\r\r\nb\n\rc\r", 0, 100, 0, 1024),
-            (std::vector<Line>{{"a", 0, true}, {"", 2, true}, {"b", 4, true}, {"", 6, true},
-                               {"c", 7, true}}));
+            (std::vector<Line>{
+                {"a", 0, true}, {"", 2, true}, {"b", 4, true}, {"", 6, true}, {"c", 7, true}}));
   EXPECT_EQ(ReadSplit(std::string("x\0y\tz \r\n", 7), 0, 7, 0, 1024),
             (std::vector<Line>{{std::string("x\0y\tz ", 6), 0, true}}));
 }
