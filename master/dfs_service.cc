@@ -98,6 +98,7 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
     }
   }
   const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
+  MR_RETURN_IF_ERROR(CheckReplication(req.replication()));
   const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
   if (block_size % dfs::kChecksumChunkBytes != 0) {
     return Status::InvalidArgument("block size must be a multiple of 65536 bytes");
@@ -156,6 +157,36 @@ Result<Master::Lease*> Master::FindLease(uint64_t lease_id, const std::string& r
   }
   lease.last_activity = Clock::now();
   return &lease;
+}
+
+// The replication a dfs.Create asks for (0 = the cluster default). Refused:
+// a negative one, one above [dfs] max_replication, and one above the
+// workers of the cluster file, which no block could ever reach. One above
+// the live workers only is accepted (the master tops blocks up when
+// workers come back), with a warning in the master's log.
+Status Master::CheckReplication(int asked) const {
+  if (asked < 0) {
+    return Status::InvalidArgument("replication must be at least 1 (0 = the cluster default), not " +
+                                   std::to_string(asked));
+  }
+  if (asked > config_.dfs.max_replication) {
+    return Status::InvalidArgument("replication " + std::to_string(asked) +
+                                   " is above the cluster's maximum of " +
+                                   std::to_string(config_.dfs.max_replication) + " ([dfs] max_replication)");
+  }
+  const int workers = static_cast<int>(config_.workers.size());
+  if (asked > workers) {
+    return Status::InvalidArgument("replication " + std::to_string(asked) + " is above the " +
+                                   std::to_string(workers) +
+                                   " workers of the cluster: its blocks could never have that many replicas");
+  }
+  const int live = static_cast<int>(LiveNodes().size());
+  if (asked > live) {
+    spdlog::warn("a file asks for replication {} with {} of {} workers live: its blocks stay "
+                 "under-replicated until more workers are live",
+                 asked, live, workers);
+  }
+  return Status::OK();
 }
 
 Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply) {

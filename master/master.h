@@ -78,6 +78,7 @@ class Master {
   Status CompleteBlock(const pb::CompleteBlockRequest& req);
   Status CompleteFile(const pb::CompleteFileRequest& req);
   Status AbandonFile(const pb::AbandonFileRequest& req);
+  Status CheckReplication(int asked) const;
   Status BadReplica(const pb::BadReplicaRequest& req);
   void RegisterJobHandlers();
 
