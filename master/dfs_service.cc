@@ -81,7 +81,8 @@ Status Master::Rename(const pb::RenameRequest& req) {
 Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply) {
   MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
   if (req.client_id().empty()) {
-    return Status::InvalidArgument("dfs.Create of '" + path + "' without a client id (a client older than the master?)");
+    return Status::InvalidArgument("dfs.Create of '" + path +
+                                   "' without a client id (a client older than the master?)");
   }
   if (auto existing = namespace_->Lookup(path); existing.ok()) {
     if (existing->kind() == pb::INode::DIR) return Status::AlreadyExists("'" + path + "' is a directory");
@@ -144,14 +145,15 @@ Result<Master::Lease*> Master::FindLease(uint64_t lease_id, const std::string& r
       return Status::NotFound("the master restarted: lease " + LeaseName(lease_id) +
                               " is gone; the put of " + path + " did not complete");
     }
-    return Status::NotFound("lease " + LeaseName(lease_id) +
-                            " is gone (expired while its client was silent, or abandoned); the put of " +
-                            path + " did not complete");
+    return Status::NotFound(
+        "lease " + LeaseName(lease_id) +
+        " is gone (expired while its client was silent, or abandoned); the put of " + path +
+        " did not complete");
   }
   Lease& lease = *it->second;
   if (lease.path != path || lease.client_id != client_id) {
-    spdlog::warn("refused a request for {} by client {} with lease {}, which is {}'s by client {}", path,
-                 client_id, LeaseName(lease_id), lease.path, lease.client_id);
+    spdlog::warn("refused a request for {} by client {} with lease {}, which is {}'s by client {}",
+                 path, client_id, LeaseName(lease_id), lease.path, lease.client_id);
     return Status::PermissionDenied("lease " + LeaseName(lease_id) + " is not the put of " + path +
                                     " by client " + client_id + ": refused");
   }
@@ -166,25 +168,26 @@ Result<Master::Lease*> Master::FindLease(uint64_t lease_id, const std::string& r
 // workers come back), with a warning in the master's log.
 Status Master::CheckReplication(int asked) const {
   if (asked < 0) {
-    return Status::InvalidArgument("replication must be at least 1 (0 = the cluster default), not " +
-                                   std::to_string(asked));
+    return Status::InvalidArgument(
+        "replication must be at least 1 (0 = the cluster default), not " + std::to_string(asked));
   }
   if (asked > config_.dfs.max_replication) {
-    return Status::InvalidArgument("replication " + std::to_string(asked) +
-                                   " is above the cluster's maximum of " +
-                                   std::to_string(config_.dfs.max_replication) + " ([dfs] max_replication)");
+    return Status::InvalidArgument(
+        "replication " + std::to_string(asked) + " is above the cluster's maximum of " +
+        std::to_string(config_.dfs.max_replication) + " ([dfs] max_replication)");
   }
   const int workers = static_cast<int>(config_.workers.size());
   if (asked > workers) {
-    return Status::InvalidArgument("replication " + std::to_string(asked) + " is above the " +
-                                   std::to_string(workers) +
-                                   " workers of the cluster: its blocks could never have that many replicas");
+    return Status::InvalidArgument(
+        "replication " + std::to_string(asked) + " is above the " + std::to_string(workers) +
+        " workers of the cluster: its blocks could never have that many replicas");
   }
   const int live = static_cast<int>(LiveNodes().size());
   if (asked > live) {
-    spdlog::warn("a file asks for replication {} with {} of {} workers live: its blocks stay "
-                 "under-replicated until more workers are live",
-                 asked, live, workers);
+    spdlog::warn(
+        "a file asks for replication {} with {} of {} workers live: its blocks stay "
+        "under-replicated until more workers are live",
+        asked, live, workers);
   }
   return Status::OK();
 }

@@ -126,7 +126,8 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
     // An input with nothing to read is a mistake: the job would "succeed"
     // with 0 maps (Hadoop likewise refuses a pattern that matches no file).
     if (files.size() == before) {
-      return Status::InvalidArgument("input '" + path + "' contains no files (subdirectories and names "
+      return Status::InvalidArgument("input '" + path +
+                                     "' contains no files (subdirectories and names "
                                      "starting with '_' or '.' are not read)");
     }
   }

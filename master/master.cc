@@ -120,10 +120,11 @@ Status Master::Start() {
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
   if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
-  spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', epoch {})",
-               config_.cluster.name, config_.master.address.host, server_->port(),
-               namespace_->file_count(), blocks_.size(), placement_->name(), jobs_->scheduler().name(),
-               epoch_);
+  spdlog::info(
+      "master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', epoch "
+      "{})",
+      config_.cluster.name, config_.master.address.host, server_->port(), namespace_->file_count(),
+      blocks_.size(), placement_->name(), jobs_->scheduler().name(), epoch_);
   return Status::OK();
 }
 

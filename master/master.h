@@ -91,7 +91,8 @@ class Master {
   pb::ReplicaLocation Location(const std::string& node) const;
   std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
                                           const std::string& reader, uint64_t salt) const;
-  Result<Lease*> FindLease(uint64_t lease_id, const std::string& path, const std::string& client_id);
+  Result<Lease*> FindLease(uint64_t lease_id, const std::string& path,
+                           const std::string& client_id);
   void DropLease(uint64_t lease_id);
 
   ClusterConfig config_;

@@ -42,7 +42,6 @@ struct Master::Lease {
   Clock::time_point last_activity;
 };
 
-
 // Lease ids: the master's epoch in the top bits, a per-run counter below.
 constexpr int kLeaseCounterBits = 40;
 

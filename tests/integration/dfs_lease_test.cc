@@ -104,13 +104,14 @@ awaitable<Status> WriteBlock(dfs::DfsClient& c, const RpcOptions& rpc, int64_t c
                              uint64_t lease, std::string path, const std::string& bytes) {
   auto block = co_await AddBlock(c, lease, path);
   if (!block.ok()) co_return block.status();
-  const std::vector<pb::ReplicaLocation> pipeline(block->pipeline().begin(), block->pipeline().end());
+  const std::vector<pb::ReplicaLocation> pipeline(block->pipeline().begin(),
+                                                  block->pipeline().end());
   const dfs::ByteSource source = [&](int64_t off, int64_t n, std::string* out) {
     out->assign(bytes, static_cast<size_t>(off), static_cast<size_t>(n));
     return Status::OK();
   };
-  auto committed = co_await dfs::WriteBlockPipeline(rpc, block->block_id(), pipeline,
-                                                    static_cast<int64_t>(bytes.size()), chunk, source);
+  auto committed = co_await dfs::WriteBlockPipeline(
+      rpc, block->block_id(), pipeline, static_cast<int64_t>(bytes.size()), chunk, source);
   if (!committed.ok()) co_return committed.status();
   co_return co_await CompleteBlock(c, lease, path, block->block_id(),
                                    static_cast<int64_t>(bytes.size()), *committed);
@@ -176,7 +177,8 @@ TEST_F(DfsLeaseTest, StaleLeaseAfterMasterRestartTouchesNoOtherFile) {
   EXPECT_EQ(stat["length"], 2 * kBlock);
   EXPECT_EQ(stat["block_size"], kBlock);
   const CommandResult cat = cluster_->Mrctl("dfs cat /lease/b");
-  EXPECT_TRUE(cat.out == b_bytes + b_bytes) << "/lease/b holds " << cat.out.size() << " bytes, not B's";
+  EXPECT_TRUE(cat.out == b_bytes + b_bytes)
+      << "/lease/b holds " << cat.out.size() << " bytes, not B's";
 }
 
 // Two real puts paused around a master restart, as the user ran them:
@@ -202,7 +204,8 @@ TEST_F(DfsLeaseTest, PutPausedAcrossMasterRestartFailsClearlyAndSparesOthers) {
           if (off >= kBlock && !gate.once) {
             gate.once = true;
             gate.paused.set_value();
-            if (go.wait_for(120s) != std::future_status::ready) return Status::TimedOut("never resumed");
+            if (go.wait_for(120s) != std::future_status::ready)
+              return Status::TimedOut("never resumed");
           }
           out->assign(bytes, static_cast<size_t>(off), static_cast<size_t>(n));
           return Status::OK();
@@ -227,7 +230,8 @@ TEST_F(DfsLeaseTest, PutPausedAcrossMasterRestartFailsClearlyAndSparesOthers) {
   ASSERT_TRUE(a_paused && restarted && b_paused);
 
   EXPECT_FALSE(a_result.ok());
-  EXPECT_NE(a_result.message().find("the master restarted"), std::string::npos) << a_result.ToString();
+  EXPECT_NE(a_result.message().find("the master restarted"), std::string::npos)
+      << a_result.ToString();
   EXPECT_NE(a_result.message().find("the put of /lease/a did not complete"), std::string::npos)
       << a_result.ToString();
   EXPECT_NE(cluster_->Mrctl("dfs stat /lease/a").exit_code, 0) << "A's file appeared";

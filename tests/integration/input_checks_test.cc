@@ -39,7 +39,8 @@ TEST(InputChecksTest, ReplicationBeyondTheClusterIsRefused) {
   LocalFile file("a line of text\n");
 
   const std::pair<std::string, std::string> refused[] = {
-      {"100000", "replication 100000 is above the cluster's maximum of 512 ([dfs] max_replication)"},
+      {"100000",
+       "replication 100000 is above the cluster's maximum of 512 ([dfs] max_replication)"},
       {"4", "replication 4 is above the 3 workers of the cluster"}};
   for (const auto& [r, why] : refused) {
     CommandResult put = c.Mrctl("dfs put -r " + r + " " + Quote(file.path()) + " /r" + r);
@@ -55,7 +56,9 @@ TEST(InputChecksTest, ReplicationBeyondTheClusterIsRefused) {
   // As many as there are workers is fine.
   CommandResult three = c.Mrctl("dfs put -r 3 " + Quote(file.path()) + " /r3");
   ASSERT_EQ(three.exit_code, 0) << three.err;
-  EXPECT_TRUE(WaitFor([&] { return c.MrctlJson("dfs stat --json /r3")["blocks"][0]["replicas"].size() == 3; }, 20s));
+  EXPECT_TRUE(WaitFor(
+      [&] { return c.MrctlJson("dfs stat --json /r3")["blocks"][0]["replicas"].size() == 3; },
+      20s));
 
   // With a worker down, -r 3 is still accepted; the block gets its third
   // replica once the worker is back.
@@ -65,17 +68,22 @@ TEST(InputChecksTest, ReplicationBeyondTheClusterIsRefused) {
   ASSERT_EQ(degraded.exit_code, 0) << degraded.err;
   EXPECT_EQ(c.MrctlJson("dfs stat --json /r3b")["replication"], 3);
   ASSERT_EQ(c.Script("start w3").exit_code, 0);
-  EXPECT_TRUE(WaitFor([&] { return c.MrctlJson("dfs stat --json /r3b")["blocks"][0]["replicas"].size() == 3; }, 30s));
+  EXPECT_TRUE(WaitFor(
+      [&] { return c.MrctlJson("dfs stat --json /r3b")["blocks"][0]["replicas"].size() == 3; },
+      30s));
 
   // [dfs] max_replication caps it below the cluster's size.
-  ASSERT_EQ(Shell("sed -i 's/^\\[dfs\\]$/[dfs]\\nmax_replication = 2/' " + Quote(c.config())).exit_code, 0);
+  ASSERT_EQ(
+      Shell("sed -i 's/^\\[dfs\\]$/[dfs]\\nmax_replication = 2/' " + Quote(c.config())).exit_code,
+      0);
   ASSERT_EQ(c.Script("stop master").exit_code, 0);
   ASSERT_EQ(c.Script("start master").exit_code, 0);
   ASSERT_TRUE(WaitFor([&] { return c.LiveWorkers() == 3; }, 20s));
   CommandResult capped = c.Mrctl("dfs put -r 3 " + Quote(file.path()) + " /capped");
   EXPECT_NE(capped.exit_code, 0);
-  EXPECT_NE(capped.err.find("replication 3 is above the cluster's maximum of 2 ([dfs] max_replication)"),
-            std::string::npos)
+  EXPECT_NE(
+      capped.err.find("replication 3 is above the cluster's maximum of 2 ([dfs] max_replication)"),
+      std::string::npos)
       << capped.err;
   EXPECT_EQ(c.Mrctl("dfs put -r 2 " + Quote(file.path()) + " /two").exit_code, 0);
 }
@@ -94,7 +102,8 @@ TEST(InputChecksTest, JobInputWithNoFileIsRefused) {
 
   for (const char* in : {"/empty", "/only-dirs", "/hidden", "/"}) {
     const std::string out = "/out" + std::string(in == std::string("/") ? "/root" : in);
-    CommandResult run = c.Mrctl("job run wordcount -i " + std::string(in) + " -o " + out + " --wait");
+    CommandResult run =
+        c.Mrctl("job run wordcount -i " + std::string(in) + " -o " + out + " --wait");
     EXPECT_NE(run.exit_code, 0) << in << " was accepted: " << run.out;
     EXPECT_NE(run.err.find("input '" + std::string(in) + "' contains no files"), std::string::npos)
         << in << ": " << run.err;
