@@ -211,8 +211,9 @@ Status ReadMaster(const TableReader& t, MasterOptions* o) {
 }
 
 Status ReadDfs(const TableReader& t, DfsOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"block_size", "replication", "placement", "skewed",
-                                  "transfer_chunk_bytes", "fsync", "placement_seed"}));
+  MR_RETURN_IF_ERROR(
+      t.CheckKeys({"block_size", "replication", "placement", "skewed", "transfer_chunk_bytes",
+                   "fsync", "placement_seed", "max_replication"}));
   MR_RETURN_IF_ERROR(t.AlignedSize("block_size", &o->block_size));
   MR_RETURN_IF_ERROR(t.Int("replication", 1, kIntMax, &o->replication));
   MR_RETURN_IF_ERROR(t.OneOf("placement", {"random", "hdfs", "spread", "skewed"}, &o->placement));
@@ -224,6 +225,12 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
   MR_RETURN_IF_ERROR(t.AlignedSize("transfer_chunk_bytes", &o->transfer_chunk_bytes));
   MR_RETURN_IF_ERROR(t.Bool("fsync", &o->fsync));
   MR_RETURN_IF_ERROR(t.Int("placement_seed", 0, kInt64Max, &o->placement_seed));
+  MR_RETURN_IF_ERROR(t.Int("max_replication", 1, kIntMax, &o->max_replication));
+  if (o->replication > o->max_replication) {
+    return Invalid(t.Name("replication") + " must be at most " + t.Name("max_replication") +
+                   " (got " + std::to_string(o->replication) + " > " +
+                   std::to_string(o->max_replication) + ")");
+  }
   return Status::OK();
 }
 

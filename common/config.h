@@ -102,6 +102,9 @@ struct DfsOptions {
   // Seed of the placement policy's random generator; 0 = seeded from the
   // clock at master start. Default: 0.
   uint64_t placement_seed = 0;
+  // The highest replication a file may ask for (HDFS: dfs.replication.max);
+  // the master refuses more. At least `replication`. Default: 512.
+  int max_replication = 512;
 };
 
 // A scheduler parameter value as written in the cluster file.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include <spdlog/spdlog.h>
 
@@ -38,10 +39,22 @@ Status PreadFully(int fd, int64_t offset, int64_t n, std::string* out, const std
   return Status::OK();
 }
 
+// A random id per client: the master ties each lease to it.
+std::string NewClientId() {
+  std::random_device rd;
+  const uint64_t v = (uint64_t{rd()} << 32) ^ rd();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(v));
+  return hex;
+}
+
 }  // namespace
 
 DfsClient::DfsClient(HostPort master, RpcOptions options, int64_t transfer_chunk_bytes)
-    : master_(std::move(master)), options_(std::move(options)), chunk_bytes_(transfer_chunk_bytes) {}
+    : master_(std::move(master)),
+      options_(std::move(options)),
+      chunk_bytes_(transfer_chunk_bytes),
+      client_id_(NewClientId()) {}
 
 DfsClient::~DfsClient() = default;
 
@@ -140,36 +153,58 @@ awaitable<Status> DfsClient::Write(const std::string& dfs_path, int64_t length,
   create.set_writer_node(options.writer_node);
   create.set_overwrite(options.overwrite);
   create.set_first_bytes(std::string(first_bytes.substr(0, kClassifySampleBytes)));
+  create.set_client_id(client_id_);
   pb::CreateFileReply lease;
   MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.Create", create, &lease));
 
   Status s;
+  bool lease_refused = false;
   for (int64_t offset = 0; offset < length && s.ok(); offset += lease.block_size()) {
-    s = co_await WriteOneBlock(lease.lease_id(), offset,
-                               std::min<int64_t>(lease.block_size(), length - offset), source);
+    s = co_await WriteOneBlock(lease.lease_id(), dfs_path, offset,
+                               std::min<int64_t>(lease.block_size(), length - offset), source,
+                               &lease_refused);
   }
   pb::Empty ignored;
   if (!s.ok()) {
+    // The master's own words when it refused the lease (gone after a
+    // restart or expiry, or not ours): they name the put already.
+    if (lease_refused) co_return s;
     pb::AbandonFileRequest abandon;
     abandon.set_lease_id(lease.lease_id());
-    co_await CallMaster("dfs.AbandonFile", abandon, &ignored);
+    abandon.set_path(dfs_path);
+    abandon.set_client_id(client_id_);
+    Status abandoned = co_await CallMaster("dfs.AbandonFile", abandon, &ignored);
+    // A lease found gone is why the put failed (say, its connection died
+    // with the old master and the abandon reached the new one).
+    if (abandoned.IsNotFound()) co_return abandoned;
     co_return s.WithContext("put " + dfs_path);
   }
   pb::CompleteFileRequest complete;
   complete.set_lease_id(lease.lease_id());
+  complete.set_path(dfs_path);
+  complete.set_client_id(client_id_);
   co_return co_await CallMaster("dfs.CompleteFile", complete, &ignored);
 }
 
 // Writes one block, retrying on a new pipeline without the first node when
-// that node fails.
-awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, int64_t offset, int64_t length,
-                                           const ByteSource& source) {
+// that node fails. Sets *lease_refused when the master refused the lease
+// itself (NotFound: gone; PermissionDenied: not this put's).
+awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& dfs_path,
+                                           int64_t offset, int64_t length, const ByteSource& source,
+                                           bool* lease_refused) {
+  auto refused = [&](Status s) {
+    *lease_refused = s.IsNotFound() || s.IsPermissionDenied();
+    return s;
+  };
   pb::AddBlockRequest add;
   add.set_lease_id(lease);
+  add.set_path(dfs_path);
+  add.set_client_id(client_id_);
   Status last;
   for (int attempt = 0; attempt < kBlockAttempts; ++attempt) {
     pb::AddBlockReply block;
-    MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.AddBlock", add, &block));
+    Status added = co_await CallMaster("dfs.AddBlock", add, &block);
+    if (!added.ok()) co_return refused(added);
     std::vector<pb::ReplicaLocation> pipeline(block.pipeline().begin(), block.pipeline().end());
     ByteSource shifted = [&](int64_t off, int64_t n, std::string* out) {
       return source(offset + off, n, out);
@@ -188,11 +223,14 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, int64_t offset, int64
     if (committed.ok()) {
       pb::CompleteBlockRequest done;
       done.set_lease_id(lease);
+      done.set_path(dfs_path);
+      done.set_client_id(client_id_);
       done.set_block_id(block.block_id());
       done.set_bytes(length);
       for (const auto& n : *committed) done.add_replicas(n);
       pb::Empty ignored;
-      co_return co_await CallMaster("dfs.CompleteBlock", done, &ignored);
+      Status completed = co_await CallMaster("dfs.CompleteBlock", done, &ignored);
+      co_return refused(completed);
     }
     last = committed.status();
     spdlog::warn("block {} at offset {}: pipeline via {} failed: {}", block.block_id(), offset,

@@ -11,6 +11,9 @@
 // next. A node that fails mid-pipeline is dropped and the block completes on
 // the others; if the first node fails, the block is retried on a new
 // pipeline that excludes it. CompleteFile makes the file visible atomically.
+// Every lease RPC names the file and this client's random id; the master
+// refuses a lease that is not both, so a put that outlived its lease (the
+// master restarted, or it expired) fails and never touches another file.
 //
 // Reads: replicas are tried nearest first; every chunk is verified against
 // the checksums the worker sends. On a mismatch, an error or a dead worker,
@@ -104,12 +107,16 @@ class DfsClient {
   // Blocks whose replicas failed verification during this client's reads.
   int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
 
+  // This client's id in the leases it opens: 16 random hex digits, drawn
+  // when the client is made.
+  const std::string& client_id() const { return client_id_; }
+
  private:
   awaitable<Result<Connection*>> WorkerConnection(const std::string& address);
   awaitable<Status> ReadFromReplica(const pb::LocatedBlock& block, const pb::ReplicaLocation& replica,
                                     int64_t* offset, int64_t end, const ByteSink& sink);
-  awaitable<Status> WriteOneBlock(uint64_t lease, int64_t offset, int64_t length,
-                                  const ByteSource& source);
+  awaitable<Status> WriteOneBlock(uint64_t lease, const std::string& dfs_path, int64_t offset,
+                                  int64_t length, const ByteSource& source, bool* lease_refused);
 
   HostPort master_;
   RpcOptions options_;
@@ -118,6 +125,7 @@ class DfsClient {
   std::map<std::string, std::unique_ptr<Connection>> worker_conns_;
   int64_t corrupt_replicas_seen_ = 0;
   TrafficObserver observer_;
+  std::string client_id_;
 };
 
 // Streams `length` bytes from `source` to block `block_id` on `pipeline`

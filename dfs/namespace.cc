@@ -12,6 +12,7 @@ namespace {
 constexpr char kNodePrefix = 'n';
 constexpr const char* kBlockIdKey = "m:next_block_id";
 constexpr uint64_t kBlockIdBatch = 1024;  // ids reserved per RocksDB write
+constexpr const char* kEpochKey = "m:epoch";
 
 // Metadata writes are rare (one per mkdir, rm, completed file); each is made
 // durable before the client hears OK.
@@ -249,6 +250,26 @@ Result<uint64_t> Namespace::NextBlockId() {
     block_id_limit_ = limit;
   }
   return next_block_id_++;
+}
+
+Result<uint64_t> Namespace::NextEpoch() {
+  std::string stored;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), kEpochKey, &stored);
+  uint64_t epoch = 0;
+  if (s.ok()) {
+    char* end = nullptr;
+    errno = 0;
+    epoch = std::strtoull(stored.c_str(), &end, 10);
+    if (stored.empty() || stored[0] < '0' || stored[0] > '9' || *end != '\0' || errno != 0) {
+      return Status::Corruption("namespace database: bad epoch '" + stored + "'");
+    }
+  } else if (!s.IsNotFound()) {
+    return Status::IOError("namespace database: " + s.ToString());
+  }
+  ++epoch;
+  s = db_->Put(SyncWrite(), kEpochKey, std::to_string(epoch));
+  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+  return epoch;
 }
 
 void Namespace::ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const {

@@ -9,6 +9,7 @@
 // RocksDB layout (see docs/storage-format.md):
 //   "n" + parent + '\0' + name  → proto mr.pb.INode   (parent of "/x" is "/")
 //   "m:next_block_id"           → decimal high-water mark of block ids
+//   "m:epoch"                   → decimal count of master starts (NextEpoch)
 // The whole tree is also held in memory (a std::map over the same keys), so
 // reads never touch RocksDB. Every write is synced to RocksDB's log before it
 // returns. A mutation is one atomic batch, except that AddFile and Rename
@@ -75,6 +76,13 @@ class Namespace {
 
   // A fresh block id, never handed out before (survives restarts).
   Result<uint64_t> NextBlockId();
+
+  // Counts one more start of the master and returns the new count (1 on a
+  // fresh namespace), synced before it returns, so no two runs of the
+  // master share a number. The master calls it once, at start, and puts it
+  // in the ids it hands out for one run only (lease ids). Corruption if the
+  // stored count is not a decimal number.
+  Result<uint64_t> NextEpoch();
 
   // Calls fn(path, inode) for every file.
   void ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const;

@@ -12,6 +12,15 @@
 #include "master/master_internal.h"
 
 namespace mr::master {
+namespace {
+
+// A lease id as messages show it: "EPOCH.N" (N counts from 1 in each run).
+std::string LeaseName(uint64_t id) {
+  return std::to_string(id >> kLeaseCounterBits) + "." +
+         std::to_string(id & ((uint64_t{1} << kLeaseCounterBits) - 1));
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------- namespace
 
@@ -71,6 +80,10 @@ Status Master::Rename(const pb::RenameRequest& req) {
 
 Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply) {
   MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  if (req.client_id().empty()) {
+    return Status::InvalidArgument("dfs.Create of '" + path +
+                                   "' without a client id (a client older than the master?)");
+  }
   if (auto existing = namespace_->Lookup(path); existing.ok()) {
     if (existing->kind() == pb::INode::DIR) return Status::AlreadyExists("'" + path + "' is a directory");
     if (!req.overwrite()) return Status::AlreadyExists("'" + path + "' already exists");
@@ -86,12 +99,17 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
     }
   }
   const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
+  MR_RETURN_IF_ERROR(CheckReplication(req.replication()));
   const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
   if (block_size % dfs::kChecksumChunkBytes != 0) {
     return Status::InvalidArgument("block size must be a multiple of 65536 bytes");
   }
+  if ((next_lease_id_ >> kLeaseCounterBits) != 0) {
+    return Status::Unavailable("this run of the master has handed out every lease id; restart it");
+  }
   auto lease = std::make_unique<Lease>();
   lease->path = path;
+  lease->client_id = req.client_id();
   lease->overwrite = req.overwrite();
   lease->writer = workers_.count(req.writer_node()) ? req.writer_node() : "";
   lease->last_activity = Clock::now();
@@ -99,7 +117,7 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   lease->inode.set_replication(replication);
   lease->inode.set_block_size(block_size);
   lease->inode.set_input_type(dfs::InputTypeName(dfs::ClassifyInput(req.first_bytes())));
-  const uint64_t id = next_lease_id_++;
+  const uint64_t id = epoch_ << kLeaseCounterBits | next_lease_id_++;
   leases_[id] = std::move(lease);
   reply->set_lease_id(id);
   reply->set_replication(replication);
@@ -107,15 +125,75 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   return Status::OK();
 }
 
-Result<Master::Lease*> Master::FindLease(uint64_t lease_id) {
+// The lease `lease_id`, if it was opened for `raw_path` by `client_id`.
+// Called by every lease RPC. NotFound when the lease is gone (issued by an
+// earlier run of the master, or expired or abandoned in this one);
+// PermissionDenied when it is another file's or another client's, so a
+// confused or stale client can never grow, complete or abandon someone
+// else's file.
+Result<Master::Lease*> Master::FindLease(uint64_t lease_id, const std::string& raw_path,
+                                         const std::string& client_id) {
+  if (raw_path.empty() || client_id.empty()) {
+    return Status::InvalidArgument("lease " + LeaseName(lease_id) +
+                                   ": request without the file's path and the client id (a client "
+                                   "older than the master?)");
+  }
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(raw_path));
   auto it = leases_.find(lease_id);
-  if (it == leases_.end()) return Status::NotFound("no file under construction with lease " + std::to_string(lease_id) + " (expired?)");
-  it->second->last_activity = Clock::now();
-  return it->second.get();
+  if (it == leases_.end()) {
+    if ((lease_id >> kLeaseCounterBits) != epoch_) {
+      return Status::NotFound("the master restarted: lease " + LeaseName(lease_id) +
+                              " is gone; the put of " + path + " did not complete");
+    }
+    return Status::NotFound(
+        "lease " + LeaseName(lease_id) +
+        " is gone (expired while its client was silent, or abandoned); the put of " + path +
+        " did not complete");
+  }
+  Lease& lease = *it->second;
+  if (lease.path != path || lease.client_id != client_id) {
+    spdlog::warn("refused a request for {} by client {} with lease {}, which is {}'s by client {}",
+                 path, client_id, LeaseName(lease_id), lease.path, lease.client_id);
+    return Status::PermissionDenied("lease " + LeaseName(lease_id) + " is not the put of " + path +
+                                    " by client " + client_id + ": refused");
+  }
+  lease.last_activity = Clock::now();
+  return &lease;
+}
+
+// The replication a dfs.Create asks for (0 = the cluster default). Refused:
+// a negative one, one above [dfs] max_replication, and one above the
+// workers of the cluster file, which no block could ever reach. One above
+// the live workers only is accepted (the master tops blocks up when
+// workers come back), with a warning in the master's log.
+Status Master::CheckReplication(int asked) const {
+  if (asked < 0) {
+    return Status::InvalidArgument(
+        "replication must be at least 1 (0 = the cluster default), not " + std::to_string(asked));
+  }
+  if (asked > config_.dfs.max_replication) {
+    return Status::InvalidArgument(
+        "replication " + std::to_string(asked) + " is above the cluster's maximum of " +
+        std::to_string(config_.dfs.max_replication) + " ([dfs] max_replication)");
+  }
+  const int workers = static_cast<int>(config_.workers.size());
+  if (asked > workers) {
+    return Status::InvalidArgument(
+        "replication " + std::to_string(asked) + " is above the " + std::to_string(workers) +
+        " workers of the cluster: its blocks could never have that many replicas");
+  }
+  const int live = static_cast<int>(LiveNodes().size());
+  if (asked > live) {
+    spdlog::warn(
+        "a file asks for replication {} with {} of {} workers live: its blocks stay "
+        "under-replicated until more workers are live",
+        asked, live, workers);
+  }
+  return Status::OK();
 }
 
 Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply) {
-  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id(), req.path(), req.client_id()));
   dfs::PlacementRequest preq;
   preq.replication = lease->inode.replication();
   preq.block_bytes = lease->inode.block_size();
@@ -132,7 +210,7 @@ Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply
 }
 
 Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
-  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id(), req.path(), req.client_id()));
   auto pos = std::find(lease->uncommitted.begin(), lease->uncommitted.end(), req.block_id());
   if (pos == lease->uncommitted.end()) {
     return Status::InvalidArgument("block " + std::to_string(req.block_id()) + " is not open in this lease");
@@ -153,7 +231,7 @@ Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
 }
 
 Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
-  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id()));
+  MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id(), req.path(), req.client_id()));
   lease->inode.set_mtime_ms(WallMs());
   std::vector<uint64_t> freed;
   Status s = namespace_->AddFile(lease->path, lease->inode, lease->overwrite, &freed);
@@ -170,6 +248,7 @@ Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
 }
 
 Status Master::AbandonFile(const pb::AbandonFileRequest& req) {
+  MR_RETURN_IF_ERROR(FindLease(req.lease_id(), req.path(), req.client_id()).status());
   DropLease(req.lease_id());
   return Status::OK();
 }
@@ -195,8 +274,8 @@ void Master::ExpireLeases() {
     if (Clock::now() - lease->last_activity > limit) expired.push_back(id);
   }
   for (uint64_t id : expired) {
-    spdlog::warn("abandoning unfinished write of {}: client silent for {} ms", leases_.at(id)->path,
-                 limit.count());
+    spdlog::warn("abandoning unfinished write of {} (lease {}, client {}): client silent for {} ms",
+                 leases_.at(id)->path, LeaseName(id), leases_.at(id)->client_id, limit.count());
     DropLease(id);
   }
 }

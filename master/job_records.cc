@@ -118,9 +118,17 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
       continue;
     }
     MR_ASSIGN_OR_RETURN(auto entries, dfs_.ns->List(path));
+    const size_t before = files.size();
     for (auto& [name, child] : entries) {
       if (child.kind() != pb::INode::FILE || name.starts_with("_") || name.starts_with(".")) continue;
       files.emplace_back((path == "/" ? "" : path) + "/" + name, std::move(child));
+    }
+    // An input with nothing to read is a mistake: the job would "succeed"
+    // with 0 maps (Hadoop likewise refuses a pattern that matches no file).
+    if (files.size() == before) {
+      return Status::InvalidArgument("input '" + path +
+                                     "' contains no files (subdirectories and names "
+                                     "starting with '_' or '.' are not read)");
     }
   }
 

@@ -56,6 +56,11 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   std::filesystem::create_directories(config.master.data_dir, ec);
   if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
   MR_ASSIGN_OR_RETURN(m->namespace_, dfs::Namespace::Open(config.master.data_dir + "/namespace"));
+  MR_ASSIGN_OR_RETURN(m->epoch_, m->namespace_->NextEpoch());
+  if (m->epoch_ >= (uint64_t{1} << (64 - kLeaseCounterBits))) {
+    return Status::FailedPrecondition("master epoch " + std::to_string(m->epoch_) +
+                                      " does not fit in a lease id");
+  }
   dfs::PlacementParams params{config.dfs.skewed.hot_node_fraction,
                               config.dfs.skewed.hot_block_fraction};
   MR_ASSIGN_OR_RETURN(m->placement_, dfs::MakePlacementPolicy(config.dfs.placement, params));
@@ -115,9 +120,11 @@ Status Master::Start() {
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
   if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
-  spdlog::info("master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}')",
-               config_.cluster.name, config_.master.address.host, server_->port(),
-               namespace_->file_count(), blocks_.size(), placement_->name(), jobs_->scheduler().name());
+  spdlog::info(
+      "master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', epoch "
+      "{})",
+      config_.cluster.name, config_.master.address.host, server_->port(), namespace_->file_count(),
+      blocks_.size(), placement_->name(), jobs_->scheduler().name(), epoch_);
   return Status::OK();
 }
 

@@ -7,7 +7,10 @@
 //   - the namespace (dfs/namespace.h, persisted in RocksDB);
 //   - soft state rebuilt from block reports: block → live replica nodes;
 //   - files under construction ("leases"), which never appear in the
-//     namespace until CompleteFile;
+//     namespace until CompleteFile. A lease id is this run's epoch (a count
+//     of master starts, persisted in the namespace) << 40 | a counter, so no
+//     two runs share one; each lease also names its file and its client,
+//     and every lease RPC must repeat both (FindLease);
 // and it re-replicates blocks that lost replicas, by asking a worker holding
 // one to copy it (TransferCommand in the heartbeat reply).
 //
@@ -75,6 +78,7 @@ class Master {
   Status CompleteBlock(const pb::CompleteBlockRequest& req);
   Status CompleteFile(const pb::CompleteFileRequest& req);
   Status AbandonFile(const pb::AbandonFileRequest& req);
+  Status CheckReplication(int asked) const;
   Status BadReplica(const pb::BadReplicaRequest& req);
   void RegisterJobHandlers();
 
@@ -87,7 +91,8 @@ class Master {
   pb::ReplicaLocation Location(const std::string& node) const;
   std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
                                           const std::string& reader, uint64_t salt) const;
-  Result<Lease*> FindLease(uint64_t lease_id);
+  Result<Lease*> FindLease(uint64_t lease_id, const std::string& path,
+                           const std::string& client_id);
   void DropLease(uint64_t lease_id);
 
   ClusterConfig config_;
@@ -102,6 +107,7 @@ class Master {
   std::unordered_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
+  uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids
   std::chrono::steady_clock::time_point started_;
   bool stopped_ = false;
 };

@@ -34,6 +34,7 @@ struct Master::BlockState {
 
 struct Master::Lease {
   std::string path;
+  std::string client_id;                // the DfsClient that opened it
   pb::INode inode;                      // blocks so far, in file order
   bool overwrite = false;
   std::string writer;                   // worker id, or empty
@@ -41,6 +42,8 @@ struct Master::Lease {
   Clock::time_point last_activity;
 };
 
+// Lease ids: the master's epoch in the top bits, a per-run counter below.
+constexpr int kLeaseCounterBits = 40;
 
 // Milliseconds since the epoch, for mtimes.
 int64_t WallMs();

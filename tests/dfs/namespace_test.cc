@@ -483,6 +483,19 @@ TEST_F(NamespaceTest, NextBlockIdSurvivesReopen) {
   EXPECT_EQ(seen.size(), 4557u);  // every id taken was distinct
 }
 
+TEST_F(NamespaceTest, NextEpochGrowsAcrossReopens) {
+  // The master puts the epoch in its lease ids: two runs sharing one would
+  // let a client's lease from the old run name a new run's file.
+  std::set<uint64_t> seen;
+  for (int run = 0; run < 5; ++run) {
+    auto epoch = ns_->NextEpoch();
+    ASSERT_TRUE(epoch.ok()) << epoch.status().ToString();
+    EXPECT_EQ(*epoch, static_cast<uint64_t>(run + 1));
+    EXPECT_TRUE(seen.insert(*epoch).second);
+    Reopen();
+  }
+}
+
 TEST_F(NamespaceTest, EverythingSurvivesReopen) {
   // The master restarts from RocksDB alone: dirs, files, blocks and input_type must all load.
   ASSERT_TRUE(ns_->Mkdir("/empty/dir", true, 42).ok());
