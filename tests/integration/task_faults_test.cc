@@ -133,6 +133,9 @@ TEST_F(TaskFaultsTest, WorkerWithAFullDiskFailsItsOwnTasksAndGetsNoMoreWork) {
   EXPECT_LE(r["failed_attempts"].get<int>(), 5);
   const std::string master_log = ReadFile(c.dir() + "/logs/master.log");
   EXPECT_LE(CountOf(master_log, "cannot fetch map"), 3) << "local write errors blamed on maps";
+  // What ran on w1 when it filled (its reduce, perhaps a map) failed by
+  // itself with a local IOError.
+  EXPECT_GE(CountOf(master_log, ": attempt failed: IOError"), 1) << master_log;
 
   // The full worker says so, and gets no new block.
   ASSERT_TRUE(WaitFor([&] { return WorkerStatus(c, "w1").value("writable", true) == false; }, 10s))
