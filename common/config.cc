@@ -237,13 +237,14 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
 Status ReadJobs(const TableReader& t, JobOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"sort_buffer_bytes", "slowstart", "max_attempts",
                                   "parallel_fetches", "output_replication",
-                                  "fetch_failures_to_rerun"}));
+                                  "fetch_failures_to_rerun", "block_wait_ms"}));
   MR_RETURN_IF_ERROR(t.Int("sort_buffer_bytes", 1 << 20, int64_t{1} << 40, &o->sort_buffer_bytes));
   MR_RETURN_IF_ERROR(t.Fraction("slowstart", &o->slowstart));
   MR_RETURN_IF_ERROR(t.Int("max_attempts", 1, 100, &o->max_attempts));
   MR_RETURN_IF_ERROR(t.Int("parallel_fetches", 1, 100, &o->parallel_fetches));
   MR_RETURN_IF_ERROR(t.Int("output_replication", 1, kIntMax, &o->output_replication));
   MR_RETURN_IF_ERROR(t.Int("fetch_failures_to_rerun", 1, 100, &o->fetch_failures_to_rerun));
+  MR_RETURN_IF_ERROR(t.Int("block_wait_ms", 0, kInt64Max, &o->block_wait_ms));
   return Status::OK();
 }
 
@@ -288,7 +289,7 @@ bool IsValidWorkerId(const std::string& id) {
 
 Status ReadWorker(const TableReader& t, WorkerOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"id", "address", "datacenter", "rack", "map_slots",
-                                  "reduce_slots", "data_dir", "capacity_bytes"}));
+                                  "reduce_slots", "data_dir", "capacity_bytes", "min_free_bytes"}));
   for (std::string_view key : {"id", "address", "datacenter"}) {
     MR_RETURN_IF_ERROR(t.Require(key));
   }
@@ -305,6 +306,7 @@ Status ReadWorker(const TableReader& t, WorkerOptions* o) {
   o->data_dir = "./mr-data/" + o->id;
   MR_RETURN_IF_ERROR(t.String("data_dir", &o->data_dir, /*non_empty=*/true));
   MR_RETURN_IF_ERROR(t.Int("capacity_bytes", 0, kInt64Max, &o->capacity_bytes));
+  MR_RETURN_IF_ERROR(t.Int("min_free_bytes", 0, kInt64Max, &o->min_free_bytes));
   return Status::OK();
 }
 

@@ -139,6 +139,11 @@ struct WorkerOptions {
   // Bytes of block data this worker accepts; placement skips full workers.
   // 0 = unlimited. Default: 0.
   int64_t capacity_bytes = 0;
+  // Free bytes its data directory's file system must keep (HDFS's
+  // dfs.datanode.du.reserved). Below it, or after a local write failed until
+  // a probe write succeeds, the worker tells the master it cannot write: no
+  // new blocks, copies or tasks are placed there. Default: 64 MiB.
+  int64_t min_free_bytes = 64 << 20;
 };
 
 // [jobs]: how the master runs jobs and workers run tasks.
@@ -161,6 +166,11 @@ struct JobOptions {
   // map runs again (it also runs again as soon as its worker is declared
   // dead). Default: 3.
   int fetch_failures_to_rerun = 3;
+  // How long a map task waits, retrying with backoff, for a block of its
+  // input none of whose replicas can be read (holders restarting, say)
+  // before it fails; the job then fails naming the block and file if the
+  // block still has no live replica. Default: 180000 ms.
+  int64_t block_wait_ms = 180000;
 };
 
 // [log]

@@ -182,6 +182,9 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   for (int64_t id : finished_[req.worker_id()]) reply->add_finished_jobs(id);
   finished_.erase(req.worker_id());
 
+  // A worker that cannot write gets no task: map output, fetched segments
+  // and reduce output all go to its disk.
+  if (!req.disk_problem().empty()) return;
   HeartbeatLauncher launcher(*this, node, reply);
   scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
 }
@@ -257,6 +260,14 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
       break;
     case pb::TaskReport::FAILED:
     case pb::TaskReport::KILLED:
+      // The map waited jobs.block_wait_ms for its block; if the block still
+      // has no live replica, more attempts would only wait again.
+      if (r.is_map() && r.input_unavailable() &&
+          dfs_.replicas(sj.maps[static_cast<size_t>(r.index())].block).empty()) {
+        spdlog::warn("job {} map {}: {}", r.job_id(), r.index(), r.error());
+        EndJob(*job, "failed", "map " + std::to_string(r.index()) + ": " + r.error());
+        break;
+      }
       TaskFailed(*job, r.is_map(), r.index(), r.error().empty() ? "killed" : r.error(), true);
       break;
     default:

@@ -210,6 +210,16 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   WorkerState& w = *it->second;
   w.last_heartbeat = Clock::now();
   w.used_bytes = req.used_bytes();
+  w.free_bytes = req.free_bytes();
+  if (req.disk_problem() != w.disk_problem) {
+    if (req.disk_problem().empty()) {
+      spdlog::info("worker {} can write again: it takes blocks and tasks again", w.info.id());
+    } else if (w.disk_problem.empty()) {
+      spdlog::warn("worker {} cannot write ({}): no new blocks, copies or tasks go there",
+                   w.info.id(), req.disk_problem());
+    }
+    w.disk_problem = req.disk_problem();
+  }
   for (const auto& b : req.received()) {
     if (blocks_.count(b.id())) {
       AddReplica(b.id(), w.info.id());
@@ -292,10 +302,12 @@ void Master::ScheduleReplication() {
     if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
       TrimReplicas(id, b);
     }
+    if (static_cast<int>(b.replicas.size()) >= b.replication) b.copy_target.clear();
     if (!b.complete || b.replicas.empty() || static_cast<int>(b.replicas.size()) >= b.replication ||
         now < b.replication_retry) {
       continue;
     }
+    if (!b.copy_target.empty()) CopyFailed(id, b, now);
     dfs::PlacementRequest req;
     req.replication = b.replication - static_cast<int>(b.replicas.size());
     req.block_bytes = b.bytes;
@@ -316,12 +328,27 @@ void Master::ScheduleReplication() {
     cmd.set_block_id(id);
     for (const auto& t : *targets) *cmd.add_targets() = Location(t);
     workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
+    b.copy_target = (*targets)[0];
     // If the copy fails (a target dies, say), order another after a while.
     b.replication_retry =
         now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
     spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
                  b.replication, b.replicas.front(), (*targets)[0]);
   }
+}
+
+// A copy ScheduleReplication ordered did not arrive by the retry time (the
+// target failed to store it, or died, or the source did). Logged at most
+// once per kCopyFailureLogMs, counting the ones in between.
+void Master::CopyFailed(uint64_t id, BlockState& b, Clock::time_point now) {
+  constexpr int64_t kCopyFailureLogMs = 10000;
+  ++copy_failures_unlogged_;
+  if (now - copy_failure_logged_ < std::chrono::milliseconds(kCopyFailureLogMs)) return;
+  spdlog::warn("block {}: the copy ordered to {} did not arrive ({} failed copies since the last "
+               "such report); ordering another",
+               id, b.copy_target, copy_failures_unlogged_);
+  copy_failure_logged_ = now;
+  copy_failures_unlogged_ = 0;
 }
 
 // A block with more replicas than asked (a worker came back after its
@@ -355,6 +382,8 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
     ws->set_live(st.live);
     ws->set_blocks(static_cast<int64_t>(st.blocks.size()));
     ws->set_used_bytes(st.used_bytes);
+    ws->set_free_bytes(st.free_bytes);
+    ws->set_disk_problem(st.disk_problem);
     ws->set_last_heartbeat_ms_ago(
         st.last_heartbeat.time_since_epoch().count() == 0
             ? -1
@@ -422,7 +451,7 @@ std::vector<dfs::PlacementNode> Master::LiveNodes() const {
   std::vector<dfs::PlacementNode> nodes;
   for (const auto& w : config_.workers) {
     const WorkerState& st = *workers_.at(w.id);
-    if (!st.live) continue;
+    if (!st.live || !st.disk_problem.empty()) continue;  // a worker that cannot write takes nothing
     const int64_t cap = st.info.capacity_bytes();
     nodes.push_back({w.id, w.datacenter, w.rack, cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1});
   }

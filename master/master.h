@@ -63,6 +63,7 @@ class Master {
   void ExpireLeases();
   void ScheduleReplication();
   void TrimReplicas(uint64_t id, BlockState& b);
+  void CopyFailed(uint64_t id, BlockState& b, Clock::time_point now);
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
@@ -87,6 +88,7 @@ class Master {
   void RemoveReplica(uint64_t block, const std::string& node);
   void ForgetBlocks(const std::vector<uint64_t>& blocks);
   void MarkDead(WorkerState& w);
+  // Live workers that can write: the candidates for new blocks and copies.
   std::vector<dfs::PlacementNode> LiveNodes() const;
   pb::ReplicaLocation Location(const std::string& node) const;
   std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
@@ -110,6 +112,10 @@ class Master {
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids
   std::chrono::steady_clock::time_point started_;
   bool stopped_ = false;
+  // Copies ordered by ScheduleReplication that never arrived: logged at most
+  // once per kCopyFailureLogMs, with how many went unlogged meanwhile.
+  Clock::time_point copy_failure_logged_;
+  int copy_failures_unlogged_ = 0;
 };
 
 }  // namespace mr::master

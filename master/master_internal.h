@@ -21,6 +21,8 @@ struct Master::WorkerState {
   std::unordered_set<uint64_t> blocks;
   std::vector<uint64_t> pending_deletes;
   std::vector<pb::TransferCommand> pending_transfers;
+  int64_t free_bytes = -1;              // from its last heartbeat
+  std::string disk_problem;             // from its last heartbeat; non-empty: place nothing here
 };
 
 struct Master::BlockState {
@@ -30,6 +32,7 @@ struct Master::BlockState {
   std::vector<std::string> replicas;    // live nodes holding it
   std::vector<std::string> bad_nodes;   // held a corrupt copy: never a copy target again
   Clock::time_point replication_retry;  // no new copy ordered before this
+  std::string copy_target;              // the last copy ordered, while still under-replicated
 };
 
 struct Master::Lease {

@@ -173,7 +173,9 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
                          {"map_slots", w.worker().map_slots()}, {"reduce_slots", w.worker().reduce_slots()},
                          {"live", w.live()}, {"blocks", w.blocks()}, {"used_bytes", w.used_bytes()},
                          {"capacity_bytes", w.worker().capacity_bytes()},
-                         {"last_heartbeat_ms_ago", w.last_heartbeat_ms_ago()}});
+                         {"last_heartbeat_ms_ago", w.last_heartbeat_ms_ago()},
+                         {"free_bytes", w.free_bytes()}, {"writable", w.disk_problem().empty()},
+                         {"disk_problem", w.disk_problem()}});
     }
     json j = {{"cluster", st->cluster_name()}, {"placement", st->placement()}, {"files", st->files()},
               {"blocks", st->blocks()}, {"under_replicated_blocks", st->under_replicated_blocks()},
@@ -193,6 +195,11 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
                 w.worker().rack().empty() ? "-" : w.worker().rack().c_str(), w.worker().map_slots(),
                 w.worker().reduce_slots(), w.live() ? "live" : "dead", static_cast<long long>(w.blocks()),
                 mr::tools::HumanBytes(w.used_bytes()).c_str());
+  }
+  for (const auto& w : st->workers()) {
+    if (w.live() && !w.disk_problem().empty()) {
+      std::printf("%s cannot write: %s\n", w.worker().id().c_str(), w.disk_problem().c_str());
+    }
   }
   co_return Status::OK();
 }

@@ -91,7 +91,9 @@ void PrintJob(const pb::JobRecord& r) {
 
 // Up to ~4,000 lines from up to 32 blocks spread over the input, for Plan()
 // (jobs::RunLocal samples the same way). A block's first, partial line is
-// skipped unless the block starts its file.
+// skipped unless the block starts its file. A block no replica of which can
+// be read now is left out of the sample, with a warning: the job itself
+// waits for it (jobs.block_wait_ms), and a sample is still a sample.
 awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vector<std::string> inputs) {
   constexpr int kMaxBlocks = 32;
   constexpr int64_t kBytesPerBlock = 64 << 10;
@@ -122,7 +124,14 @@ awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vecto
       data.append(d.data(), d.size());
       return Status::OK();
     };
-    MR_CO_RETURN_IF_ERROR(co_await c.ReadBlock(blocks[i], 0, std::min(kBytesPerBlock, blocks[i].bytes()), sink));
+    const int64_t n = std::min(kBytesPerBlock, blocks[i].bytes());
+    Status read = co_await c.ReadBlock(blocks[i], 0, n, sink);
+    if (read.IsUnavailable()) {
+      std::fprintf(stderr, "mrctl: warning: the sample leaves out block %llu: %s\n",
+                   static_cast<unsigned long long>(blocks[i].id()), read.ToString().c_str());
+      continue;
+    }
+    MR_CO_RETURN_IF_ERROR(read);
     // Lines end as map tasks end them (jobs/line_reader.h): at '\n', "\r\n"
     // or a lone '\r'. A block after the first starts after its first one.
     auto past = [&data](size_t end) {

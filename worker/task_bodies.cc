@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <chrono>
 #include <optional>
 #include <thread>
 
@@ -69,6 +72,7 @@ struct Fetch {
   std::string path;       // local file for the segment
   Status status;
   int64_t wire_bytes = 0; // received on the socket
+  bool local = false;     // `status` is our own disk's failure, not the mapper's
 };
 
 // Fetches one segment into f->path.
@@ -93,15 +97,22 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   Status s = co_await conn->SendRequest("shuffle.Fetch", req);
   if (s.ok()) s = co_await conn->ReceiveReply(&header);
   const int fd = s.ok() ? ::open(f->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-  if (s.ok() && fd < 0) s = Status::IOError("cannot create '" + f->path + "'");
+  if (s.ok() && fd < 0) {
+    s = Status::IOError("cannot create '" + f->path + "': " + std::strerror(errno));
+    f->local = true;
+    conn->Close();  // the segment's chunks follow the header
+  }
   int64_t got = 0;
   pb::FetchChunk chunk;
   std::string data;
   while (s.ok()) {
     s = co_await conn->ReceiveReply(&chunk, &data);
     if (!s.ok()) break;
-    if (::write(fd, data.data(), data.size()) != static_cast<ssize_t>(data.size())) {
-      s = Status::IOError("cannot write '" + f->path + "'");
+    const ssize_t wrote = ::write(fd, data.data(), data.size());
+    if (wrote != static_cast<ssize_t>(data.size())) {
+      s = Status::IOError("cannot write '" + f->path + "': " +
+                          (wrote < 0 ? std::strerror(errno) : "short write"));
+      f->local = true;
       conn->Close();  // the rest of the stream must not be read as replies
       break;
     }
@@ -172,7 +183,46 @@ Status TaskTracker::RunMap(Task& task) {
   const std::string& reader = self_.id;
   auto stat = RunOn(io, client.Stat(spec.file(), reader));
   if (!stat.ok()) return stat.status().WithContext("input " + spec.file());
-  const std::vector<pb::LocatedBlock> blocks(stat->blocks().begin(), stat->blocks().end());
+  std::vector<pb::LocatedBlock> blocks(stat->blocks().begin(), stat->blocks().end());
+
+  // Bytes [from, from + n) of blocks[i] over the network into `sink`. When no
+  // replica can be read (its holders restart, say), waits for one with
+  // backoff, asking the master afresh where the block is, for up to
+  // jobs.block_wait_ms; then fails with input_unavailable set. `out` is
+  // what the sink appends to; a failed try's bytes are dropped from it.
+  auto read_remote = [&](size_t i, int64_t from, int64_t n, const dfs::ByteSink& sink,
+                         std::string* out) -> Status {
+    const size_t before = out->size();
+    const auto start = std::chrono::steady_clock::now();
+    int64_t backoff_ms = 100;
+    while (true) {
+      Status s = RunOn(io, client.ReadBlock(blocks[i], from, n, sink));
+      if (s.ok() || !s.IsUnavailable() || task.cancel) return s;
+      out->resize(before);
+      const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now() - start).count();
+      const std::string what = "block " + std::to_string(blocks[i].id()) + " of " + spec.file() +
+                               " (offset " + std::to_string(blocks[i].offset()) + ")";
+      if (waited >= config_.jobs.block_wait_ms) {
+        report.set_input_unavailable(true);
+        return Status::Unavailable(what + " had no readable replica for " + std::to_string(waited) +
+                                   " ms (jobs.block_wait_ms); last error: " + s.message());
+      }
+      if (backoff_ms == 100) {  // the first failure
+        spdlog::warn("task {}: {} cannot be read ({}); waiting up to {} ms for a replica",
+                     task.dir.substr(root_.size() + 1), what, s.message(),
+                     config_.jobs.block_wait_ms);
+      }
+      Nap(std::min(backoff_ms, config_.jobs.block_wait_ms - waited), task.cancel);
+      backoff_ms = std::min<int64_t>(backoff_ms * 2, 5000);
+      if (task.cancel) return Status::Aborted("killed");
+      auto fresh = RunOn(io, client.Stat(spec.file(), reader));
+      if (!fresh.ok()) continue;  // the master is unreachable too: wait on
+      for (const pb::LocatedBlock& b : fresh->blocks()) {
+        if (b.id() == blocks[i].id()) blocks[i] = b;
+      }
+    }
+  };
 
   // Bytes [offset, offset + n) of the input file: from our own block store
   // when we hold the block, else over the network from the nearest replica.
@@ -184,7 +234,8 @@ Status TaskTracker::RunMap(Task& task) {
       return Status::OK();
     };
     std::string part;
-    for (const pb::LocatedBlock& b : blocks) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const pb::LocatedBlock& b = blocks[i];
       const int64_t from = std::max(offset, b.offset());
       const int64_t to = std::min(offset + n, b.offset() + b.bytes());
       if (from >= to) continue;
@@ -195,7 +246,7 @@ Status TaskTracker::RunMap(Task& task) {
       }
       // (A corrupt local copy is found again, reported and dropped by our
       // own block server when the nearest-first read below asks it.)
-      MR_RETURN_IF_ERROR(RunOn(io, client.ReadBlock(b, from - b.offset(), to - from, sink)));
+      MR_RETURN_IF_ERROR(read_remote(i, from - b.offset(), to - from, sink, out));
     }
     task.bytes_read += static_cast<int64_t>(out->size());
     return Status::OK();
@@ -297,6 +348,12 @@ Status TaskTracker::RunReduce(Task& task) {
       }
       if (task.cancel) return Status::Aborted("killed");
       ::unlink(f.path.c_str());
+      // Our own disk failed, not the mapper: this attempt fails (and runs
+      // again elsewhere); the map is not blamed.
+      if (f.local) {
+        return f.status.WithContext("storing map " + std::to_string(f.from.map_index()) +
+                                    "'s output");
+      }
       pb::FetchFailedRequest failed;
       failed.set_job_id(spec.job_id());
       failed.set_map_index(f.from.map_index());

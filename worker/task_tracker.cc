@@ -14,8 +14,8 @@ namespace mr::worker {
 namespace fs = std::filesystem;
 
 TaskTracker::TaskTracker(const ClusterConfig& config, const WorkerOptions& self,
-                         dfs::BlockStore& store, std::function<void()> wake)
-    : config_(config), self_(self), store_(store), wake_(std::move(wake)),
+                         dfs::BlockStore& store, DiskHealth& disk, std::function<void()> wake)
+    : config_(config), self_(self), store_(store), disk_(disk), wake_(std::move(wake)),
       root_(self.data_dir + "/tasks") {
   std::error_code ec;
   fs::remove_all(root_, ec);  // a previous run's tasks: the master forgot them
@@ -130,6 +130,9 @@ void TaskTracker::RunTask(Task* task) {
   }
   if (!s.ok() && !task->cancel) {
     spdlog::warn("task {} failed: {}", task->dir.substr(root_.size() + 1), s.ToString());
+    // Perhaps a local write failed: if the disk cannot take a probe either,
+    // the next heartbeat says so and the master places nothing here.
+    disk_.WriteFailed();
   }
   {
     std::lock_guard lock(mu_);

@@ -39,16 +39,18 @@
 #include "dfs/block_store.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
+#include "worker/disk_health.h"
 #include "worker/map_output.h"
 
 namespace mr::worker {
 
 class TaskTracker {
  public:
-  // `wake` asks for an immediate heartbeat (called from task threads).
-  // Removes task files a previous run of this worker left behind.
+  // `wake` asks for an immediate heartbeat (called from task threads); a
+  // failed task has `disk` probe the data directory. Removes task files a
+  // previous run of this worker left behind.
   TaskTracker(const ClusterConfig& config, const WorkerOptions& self, dfs::BlockStore& store,
-              std::function<void()> wake);
+              DiskHealth& disk, std::function<void()> wake);
   // Stops every task and waits for its thread.
   ~TaskTracker();
 
@@ -96,6 +98,7 @@ class TaskTracker {
   const ClusterConfig config_;
   const WorkerOptions self_;
   dfs::BlockStore& store_;
+  DiskHealth& disk_;
   std::function<void()> wake_;
   const std::string root_;  // <data_dir>/tasks
 

@@ -35,8 +35,10 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, cons
   options.fsync = config.dfs.fsync;
   options.capacity_bytes = self->capacity_bytes;
   MR_ASSIGN_OR_RETURN(w->store_, dfs::BlockStore::Open(self->data_dir + "/blocks", options));
+  w->disk_ = std::make_unique<DiskHealth>(self->data_dir, self->min_free_bytes);
   Worker* raw = w.get();
-  w->tasks_ = std::make_unique<TaskTracker>(config, *self, *w->store_, [raw] { raw->Wake(); });
+  w->tasks_ = std::make_unique<TaskTracker>(config, *self, *w->store_, *w->disk_,
+                                            [raw] { raw->Wake(); });
   return w;
 }
 
@@ -155,6 +157,9 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
       removed_.clear();
     }
     beat.set_used_bytes(store_->used_bytes());
+    const DiskHealth::State disk = disk_->Check();
+    beat.set_free_bytes(disk.free_bytes);
+    beat.set_disk_problem(disk.problem);
     pb::HeartbeatReply reply;
     Status s = co_await master.Call("cluster.Heartbeat", beat, &reply);
     if (!s.ok()) {
@@ -269,7 +274,12 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   pb::WriteBlockRequest req;
   if (!call.Parse(&req)) co_return Status::ProtocolError("malformed WriteBlockRequest");
   const uint64_t id = req.block_id();
-  MR_CO_ASSIGN_OR_RETURN(auto writer, store_->NewWriter(id));
+  auto created = store_->NewWriter(id);
+  if (!created.ok()) {
+    disk_->WriteFailed();
+    co_return created.status();
+  }
+  auto writer = std::move(created).value();
 
   std::unique_ptr<Connection> next;
   std::string next_id;
@@ -327,11 +337,17 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     }
     s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
                                                        chunk.checksums().size()));
-    if (!s.ok()) co_return co_await FailStream(call.conn, s);
+    if (!s.ok()) {
+      disk_->WriteFailed();
+      co_return co_await FailStream(call.conn, s);
+    }
     if (chunk.last()) break;
   }
   Status committed = writer->Commit();
-  if (!committed.ok()) co_return co_await FailStream(call.conn, committed);
+  if (!committed.ok()) {
+    disk_->WriteFailed();
+    co_return co_await FailStream(call.conn, committed);
+  }
   NoteReceived(id, writer->bytes_written());
 
   pb::WriteBlockReply reply;

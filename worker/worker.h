@@ -24,6 +24,7 @@
 #include "dfs/block_store.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
+#include "worker/disk_health.h"
 #include "worker/task_tracker.h"
 
 namespace mr::worker {
@@ -61,6 +62,7 @@ class Worker {
   asio::io_context& io_;
   RpcOptions rpc_options_;
   std::unique_ptr<dfs::BlockStore> store_;
+  std::unique_ptr<DiskHealth> disk_;   // reported in every heartbeat
   std::unique_ptr<RpcServer> server_;
   std::atomic<bool> stopped_{false};
   std::shared_ptr<Connection> master_conn_;

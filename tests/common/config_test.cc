@@ -525,5 +525,22 @@ TEST(ConfigRulesTest, HeartbeatMustBeWellInsideTheRpcTimeout) {
   EXPECT_NE(c.status().message().find("heartbeat_interval_ms"), std::string::npos);
 }
 
+// Issue 10: a worker's reserved free space and the map's wait for a block.
+TEST(ConfigTest, MinFreeBytesAndBlockWait) {
+  ClusterConfig d = ParseOk(WithMaster(Worker("w1", "127.0.0.1:7101", "")));
+  ASSERT_EQ(d.workers.size(), 1u);
+  EXPECT_EQ(d.workers[0].min_free_bytes, 64 << 20);
+  EXPECT_EQ(d.jobs.block_wait_ms, 180000);
+  ClusterConfig c = ParseOk(WithMaster("[jobs]\nblock_wait_ms = 0\n" +
+                                       Worker("w1", "127.0.0.1:7101", "min_free_bytes = 0\n")));
+  ASSERT_EQ(c.workers.size(), 1u);
+  EXPECT_EQ(c.workers[0].min_free_bytes, 0);
+  EXPECT_EQ(c.jobs.block_wait_ms, 0);
+  EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "min_free_bytes = -1\n"))),
+            "cluster.toml: 'worker[0].min_free_bytes' must be at least 0 (got -1)");
+  EXPECT_EQ(ParseError(WithMaster("[jobs]\nblock_wait_ms = -1\n")),
+            "cluster.toml: 'jobs.block_wait_ms' must be at least 0 (got -1)");
+}
+
 }  // namespace
 }  // namespace mr
