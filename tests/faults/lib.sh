@@ -35,6 +35,7 @@ sized() { if [[ "$SIZE" == full ]]; then echo "$2"; else echo "$1"; fi; }  # siz
 
 # ---- the cluster -----------------------------------------------------------
 lc() { "$ROOT/deploy/local-cluster.sh" "$@" --dir "$CL"; }
+# (Background processes run "${MRCTL[@]}" directly, so that $! is mrctl itself.)
 mrctl() { "${MRCTL[@]}" "$@"; }
 
 # True when PID is alive, not a zombie, and one of this cluster's daemons.
@@ -152,7 +153,7 @@ submit() {
   local name="$1" job="$2" in="$3" local="$4" out="$5" r="$6" split="$7" p params=()
   shift 7
   for p in "$@"; do params+=(-p "$p"); done
-  mrctl job run "$job" -i "$in" -o "$out" -r "$r" "${params[@]}" --wait --json \
+  "${MRCTL[@]}" job run "$job" -i "$in" -o "$out" -r "$r" "${params[@]}" --wait --json \
     >"$WORK/jobs/$name.json" 2>"$WORK/jobs/$name.err" &
   echo $! >"$WORK/jobs/$name.pid"
   BG_PIDS+=($!)

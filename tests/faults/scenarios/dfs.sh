@@ -101,15 +101,18 @@ scenario_disk_full() {
   MOUNTS+=("$mnt"); say "w3's data dir is a $(sized 48M 96M) tmpfs"
   lc start w3
   wait_until 10 all_live 3 || die "w3 did not come back on its tmpfs"
-  gen text "$WORK/text.txt" "$(sized 12M 48M)" 31
+  gen text "$WORK/text.txt" "$(sized 8M 48M)" 31
   put "$WORK/text.txt" /in/text.txt -b $bs
+  oracle sort "$WORK/text.txt" 3 $bs >/dev/null
+  oracle wordcount "$WORK/text.txt" 3 $bs >/dev/null
+  oracle sort "$WORK/text.txt" 2 $bs >/dev/null
   # Leave 2 MiB: the jobs' map outputs, shuffle and reduce output fill the rest.
   avail=$(( $(df -B1 --output=avail "$mnt" | tail -n 1) - (2 << 20) ))
   (( avail > 0 )) && fallocate -l "$avail" "$mnt/ballast"
   say "w3 has $(df -h --output=avail "$mnt" | tail -n 1 | tr -d ' ') free"
   submit sort sort /in/text.txt "$WORK/text.txt" /out/sort 3 $bs
   submit wc wordcount /in/text.txt "$WORK/text.txt" /out/wc 3 $bs
-  submit seq sequencecount /in/text.txt "$WORK/text.txt" /out/seq 3 $bs
+  submit sort2 sort /in/text.txt "$WORK/text.txt" /out/sort2 2 $bs
   wait_jobs
   for f in "$WORK"/jobs/*.json; do
     jq -e . "$f" >/dev/null 2>&1 || continue
@@ -128,24 +131,36 @@ scenario_disk_full() {
 # Put A paused (SIGSTOP), the master killed and restarted, put B paused, both
 # resumed: each put ends with exactly its own bytes or fails with its file
 # absent; never mixed bytes.
+#
+# The cluster runs with rpc_timeout_ms = 4000 so that a pause of 5 s outlasts
+# it, as a long stall of a client would the default 30 s: the workers drop
+# the paused puts' pipeline connections, so on resuming each put asks the
+# master for a new pipeline (dfs.AddBlock) with the lease id it holds. Each
+# round starts with a fresh master, so A's lease and B's lease get the same
+# number unless lease ids survive a restart.
 scenario_lease_restart() {
-  local bs=262144 rounds round pa pb rca rcb
+  local bs=65536 rounds round pa pb rca rcb n put
   rounds=$(sized 2 6)
   cluster_up --workers 3 --datacenters 2 --block-size $bs --replication 2 --heartbeat-ms 100
+  lc down >/dev/null
+  sed -i 's/^\[cluster\]$/[cluster]\nrpc_timeout_ms = 4000/' "$CL/cluster.toml"
+  for n in master w1 w2 w3; do lc start "$n"; done
+  wait_until 20 all_live 3 || die "the cluster did not come back with rpc_timeout_ms = 4000"
   gen text "$WORK/a.txt" "$(sized 16M 48M)" 41
   gen web "$WORK/b.txt" "$(sized 16M 48M)" 42
+  put=("$BUILD/tools/mrctl" --config "$CL/cluster.toml" dfs put -b $bs)
   for ((round = 1; round <= rounds; round++)); do
-    mrctl dfs put -b $bs "$WORK/a.txt" "/a/$round.txt" 2>"$WORK/a$round.err" &
+    restart_master
+    "${put[@]}" "$WORK/a.txt" "/a/$round.txt" 2>"$WORK/a$round.err" &
     pa=$!; BG_PIDS+=($pa)
-    wait_until 20 read_over "$pa" $((2 << 20)) || say "put A read less than 2 MiB"
-    kill -STOP "$pa"; say "put A (pid $pa) paused"
-    lc kill master; say "SIGKILL master"
-    lc start master; wait_until 20 all_live 3 || fail "workers did not re-register"
-    mrctl dfs put -b $bs "$WORK/b.txt" "/b/$round.txt" 2>"$WORK/b$round.err" &
+    pause_after_read "$pa" $((1 << 20)) || die "put A ended before it could be paused"
+    say "put A (pid $pa) paused"
+    restart_master
+    "${put[@]}" "$WORK/b.txt" "/b/$round.txt" 2>"$WORK/b$round.err" &
     pb=$!; BG_PIDS+=($pb)
-    wait_until 20 read_over "$pb" $((2 << 20)) || say "put B read less than 2 MiB"
-    kill -STOP "$pb"; say "put B (pid $pb) paused"
-    sleep 0.5
+    pause_after_read "$pb" $((1 << 20)) || die "put B ended before it could be paused"
+    say "put B (pid $pb) paused"
+    sleep 5
     kill -CONT "$pa" "$pb"; say "both resumed"
     rca=0; wait "$pa" || rca=$?
     rcb=0; wait "$pb" || rcb=$?
@@ -155,8 +170,23 @@ scenario_lease_restart() {
     whole_or_absent "/b/$round.txt" "$WORK/b.txt" "$rcb" "$WORK/a.txt"
   done
 }
-# read_over PID BYTES: the process has read more than BYTES (its rchar).
-read_over() { (( $(awk '/^rchar:/ {print $2}' "/proc/$1/io" 2>/dev/null || echo 0) > $2 )); }
+restart_master() {
+  lc kill master; lc start master; say "master SIGKILLed and restarted"
+  wait_until 20 all_live 3 || fail "workers did not re-register with the restarted master"
+}
+
+# pause_after_read PID BYTES: SIGSTOPs the process as soon as it has read
+# more than BYTES (its rchar; polled without forking, so it catches a fast
+# put). False if it ended or never got there within 20 s.
+pause_after_read() {
+  local pid="$1" want="$2" until=$((SECONDS + 20)) k v
+  while (( SECONDS < until )) && kill -0 "$pid" 2>/dev/null; do
+    while read -r k v; do
+      if [[ $k == rchar: ]] && (( v > want )); then kill -STOP "$pid"; return 0; fi
+    done <"/proc/$pid/io" 2>/dev/null
+  done
+  return 1
+}
 
 # whole_or_absent DFSPATH LOCAL RC OTHER: exit 0 means the file is LOCAL's
 # bytes exactly; a failure means no file. Blocks of OTHER's bytes in it are
@@ -167,11 +197,14 @@ whole_or_absent() {
     expect "$path" "$src"
     mrctl dfs cat "$path" >"$WORK/got" 2>/dev/null
     if ! cmp -s "$WORK/got" "$src"; then
-      mixed="$(grep -cxFf <(split -b 262144 --filter=sha256sum "$other") \
-                 <(split -b 262144 --filter=sha256sum "$WORK/got"))"
+      mixed="$(grep -cxFf <(split -b 65536 --filter=sha256sum "$other") \
+                 <(split -b 65536 --filter=sha256sum "$WORK/got"))"
       fail "put $path succeeded but the file is not its bytes ($(stat -c %s "$WORK/got") bytes, want $(stat -c %s "$src"); $mixed blocks of the other put's file)"
     fi
   elif mrctl dfs stat "$path" >/dev/null 2>&1; then
-    fail "put $path failed (exit $rc) but the file exists ($(mrctl dfs stat --json "$path" | jq .length) bytes)"
+    mrctl dfs cat "$path" >"$WORK/got" 2>/dev/null
+    mixed="$(grep -cxFf <(split -b 65536 --filter=sha256sum "$other") \
+               <(split -b 65536 --filter=sha256sum "$WORK/got"))"
+    fail "put $path failed (exit $rc) but the file exists ($(stat -c %s "$WORK/got") bytes; $mixed blocks of the other put's file)"
   fi
 }
