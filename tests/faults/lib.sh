@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers of the fault scenarios, sourced by tests/faults/scenario.sh
 # in the process of one scenario. See docs/reliability-scenarios.md.
 #
@@ -17,7 +18,7 @@ STATE="$WORK/state"
 mkdir -p "$STATE" "$WORK/jobs" "$WORK/expect" "$WORK/oracle"
 MRCTL=("$BUILD/tools/mrctl" --config "$CL/cluster.toml")
 FLOOD="${MR_FAULT_FLOOD:-$BUILD/tests/fault_flood}"
-DEADLINE=$((SECONDS + LIMIT - 10))  # leaves run.sh's backstop time for the cleanup
+DEADLINE=$((SECONDS + LIMIT - 20))  # leaves time for the final checks and the cleanup
 BG_PIDS=()      # background processes this scenario started (mrctl clients, the sampler)
 STOPPED=()      # daemon names this scenario SIGSTOPped and has not resumed
 MOUNTS=()       # tmpfs mount points to unmount on exit
@@ -77,8 +78,9 @@ cluster_up() {
 # daemons, ends background clients by PID, takes the cluster down, unmounts.
 cleanup() {
   local n p m
+  trap '' TERM INT  # run.sh's time limit must not cut the cleanup short
   for n in "${STOPPED[@]}"; do p="$(pid_of "$n")"; ours "$p" && kill -CONT "$p" 2>/dev/null; done
-  for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
   if [[ -f "$CL/cluster.toml" ]]; then lc down >/dev/null 2>&1 || true; fi
   for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
   wait 2>/dev/null || true

@@ -79,7 +79,7 @@ for name in "${chosen[@]}"; do
   mkdir -p "$TMP/$name/state"
   start=$SECONDS
   ROOT="$ROOT" BUILD="$BUILD" SCENARIO="$name" SIZE="$size" WORK="$TMP/$name" LIMIT="$lim" \
-    timeout -k 15 "$lim" bash "$HERE/scenario.sh" "$name" >"$TMP/$name/log" 2>&1
+    timeout -k 30 "$lim" bash "$HERE/scenario.sh" "$name" >"$TMP/$name/log" 2>&1
   rc=$?
   summary "$name" "$rc" $((SECONDS - start))
   if (( rc == 0 )) && [[ ! -s "$TMP/$name/state/fail" ]]; then
@@ -87,6 +87,13 @@ for name in "${chosen[@]}"; do
     (( keep )) || rm -rf "${TMP:?}/$name"
   else
     failed=$((failed + 1))
+    # A spinning daemon writes fast: keep the first and last MiB of a big log.
+    for f in "$TMP/$name"/cluster/logs/*; do
+      if [[ -f "$f" ]] && (( $(stat -c %s "$f") > (4 << 20) )); then
+        { head -c 1M "$f"; printf '\n[... cut by tests/faults/run.sh ...]\n'; tail -c 1M "$f"; } >"$f.cut"
+        mv "$f.cut" "$f"
+      fi
+    done
     echo "  kept: $TMP/$name (log, cluster/logs)"
   fi
 done

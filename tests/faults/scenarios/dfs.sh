@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Fault scenarios of the DFS and the disk: corrupt-one, corrupt-two,
 # disk-full, lease-restart. Sourced by tests/faults/scenario.sh; see
 # docs/reliability-scenarios.md.
@@ -135,11 +136,13 @@ scenario_disk_full() {
 # The cluster runs with rpc_timeout_ms = 4000 so that a pause of 5 s outlasts
 # it, as a long stall of a client would the default 30 s: the workers drop
 # the paused puts' pipeline connections, so on resuming each put asks the
-# master for a new pipeline (dfs.AddBlock) with the lease id it holds. Each
+# master for a new pipeline (dfs.AddBlock) with the lease id it holds. With
+# 1 MiB blocks, a put paused after reading 1.5 MiB is most likely in the middle
+# of streaming its second block. Each
 # round starts with a fresh master, so A's lease and B's lease get the same
 # number unless lease ids survive a restart.
 scenario_lease_restart() {
-  local bs=65536 rounds round pa pb rca rcb n put
+  local bs=$((1 << 20)) rounds round pa pb rca rcb n put
   rounds=$(sized 2 6)
   cluster_up --workers 3 --datacenters 2 --block-size $bs --replication 2 --heartbeat-ms 100
   lc down >/dev/null
@@ -152,13 +155,13 @@ scenario_lease_restart() {
   for ((round = 1; round <= rounds; round++)); do
     restart_master
     "${put[@]}" "$WORK/a.txt" "/a/$round.txt" 2>"$WORK/a$round.err" &
-    pa=$!; BG_PIDS+=($pa)
-    pause_after_read "$pa" $((1 << 20)) || die "put A ended before it could be paused"
+pa=$!; BG_PIDS+=("$pa")
+    pause_after_read "$pa" $((3 << 19)) || die "put A ended before it could be paused"
     say "put A (pid $pa) paused"
     restart_master
     "${put[@]}" "$WORK/b.txt" "/b/$round.txt" 2>"$WORK/b$round.err" &
     pb=$!; BG_PIDS+=($pb)
-    pause_after_read "$pb" $((1 << 20)) || die "put B ended before it could be paused"
+    pause_after_read "$pb" $((3 << 19)) || die "put B ended before it could be paused"
     say "put B (pid $pb) paused"
     sleep 5
     kill -CONT "$pa" "$pb"; say "both resumed"
@@ -168,6 +171,12 @@ scenario_lease_restart() {
     say "put B exited $rcb: $(tail -n 1 "$WORK/b$round.err")"
     whole_or_absent "/a/$round.txt" "$WORK/a.txt" "$rca" "$WORK/b.txt"
     whole_or_absent "/b/$round.txt" "$WORK/b.txt" "$rcb" "$WORK/a.txt"
+    # B's lease was made by the master that is still running, seconds ago,
+    # far from its expiry (60 s): only another client using the same lease id
+    # (A abandoning "its" lease) can have ended it.
+    if (( rcb != 0 )) && grep -q 'no file under construction with lease' "$WORK/b$round.err"; then
+      fail "put B lost its lease to put A (same lease id after the restart): $(tail -n 1 "$WORK/b$round.err")"
+    fi
   done
 }
 restart_master() {

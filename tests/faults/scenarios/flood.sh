@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Fault scenarios of hostile connections: flood-unauth, flood-fds. Sourced by
 # tests/faults/scenario.sh; see docs/reliability-scenarios.md. The hostile
 # client is fault_flood (tests/faults/flood.cc).
@@ -9,6 +10,11 @@ address_of() {
   else
     awk -v id="\"$1\"" '$1 == "id" && $3 == id {m = 1} m && /^address/ {gsub(/"/, "", $3); print $3; exit}' "$CL/cluster.toml"
   fi
+}
+# floods_open NAME...: every flood client against NAME has finished opening.
+floods_open() {
+  local d
+  for d in "$@"; do grep -qs holding "$WORK/flood.$d" || return 1; done
 }
 hwm_mib() { echo $(( $(awk '/^VmHWM:/ {print $2}' "/proc/$(pid_of "$1")/status" 2>/dev/null || echo 0) / 1024 )); }
 raise_nofile() {  # enough descriptors for the daemons to take 1000 connections each
@@ -22,7 +28,7 @@ raise_nofile() {  # enough descriptors for the daemons to take 1000 connections 
 # the master and a worker at once: RSS stays under 200 MB, a dfs cat during
 # the flood is exact.
 scenario_flood_unauth() {
-  local n=1000 hold rss_limit=200 guard=700 d i
+  local n=1000 hold rss_limit=200 guard=400 d i
   hold=$(sized 15 40)
   raise_nofile
   # One worker: the dfs cat must go through the flooded worker.
@@ -34,7 +40,7 @@ scenario_flood_unauth() {
       --watch-pid "$(pid_of $d)" --max-rss-mb $guard >"$WORK/flood.$d" 2>&1 &
     BG_PIDS+=($!)
   done
-  wait_until 60 grep -q holding "$WORK/flood.master" "$WORK/flood.w1" || die "the flood clients did not finish opening"
+  wait_until 60 floods_open master w1 || die "the flood clients did not finish opening"
   sleep 0.2
   say "$(cat "$WORK/flood.master")"; say "$(cat "$WORK/flood.w1")"
   for ((i = 1; i <= $(sized 1 3); i++)); do
@@ -70,7 +76,7 @@ fd_exhaust() {
   "$FLOOD" --target "$(address_of "$d")" --connections $((lim + 40)) --hold-ms $((hold * 1000)) \
     --mode idle >"$WORK/flood.$d" 2>&1 &
   BG_PIDS+=($!)
-  wait_until 30 grep -q holding "$WORK/flood.$d" || die "the flood client did not finish opening"
+  wait_until 30 floods_open "$d" || die "the flood client did not finish opening"
   say "$(cat "$WORK/flood.$d")"
   wait_until 5 at_limit "$pid" "$lim" || fail "$d did not reach its descriptor limit ($(ls "/proc/$pid/fd" | wc -l) of $lim)"
   hz="$(getconf CLK_TCK)"

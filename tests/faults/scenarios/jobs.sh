@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Fault scenarios around running jobs: worker-kills, master-restart,
 # holders-down. Sourced by tests/faults/scenario.sh; see
 # docs/reliability-scenarios.md for what each one checks and why.
