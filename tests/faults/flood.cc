@@ -1,0 +1,227 @@
+// fault_flood: the hostile client of the fault scenarios flood-unauth and
+// flood-fds (tests/faults/, docs/reliability-scenarios.md). It opens many TCP
+// connections to one daemon and holds them open without ever authenticating.
+//
+//   fault_flood --target 127.0.0.1:PORT --connections N --hold-ms MS
+//               [--mode prefix|idle] [--watch-pid PID --max-rss-mb M]
+//
+// Modes:
+//   prefix  read the server's Hello frame (docs/wire-format.md: an 8-byte
+//           prefix of two big-endian u32, header_len and data_len, then the
+//           header), then send one 8-byte prefix announcing a frame of exactly
+//           4 MiB (the default max_frame_bytes, so it is not rejected as too
+//           large) and nothing after it. Even connections announce it all as
+//           header, odd ones as data.
+//   idle    connect and send nothing (fills a daemon's descriptor table).
+//
+// Safety valve: with --watch-pid, the VmRSS of that process is read every 25
+// connections; once it exceeds --max-rss-mb no more connections are opened,
+// so a daemon without a bound cannot take the machine's memory. Loopback
+// addresses only. Every wait is bounded: connect and Hello 2 s each, opening
+// stops after 60 s, the hold is --hold-ms.
+//
+// Prints one line: what it opened and held. Exit 0 unless the arguments are
+// bad (2) or the target is not on 127.0.0.0/8 (2).
+//
+// Single-threaded; called by tests/faults/scenarios/flood.sh.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kAnnouncedFrameBytes = 4u << 20;
+constexpr int kWaitMs = 2000;
+
+struct Options {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  int connections = 1000;
+  int hold_ms = 10000;
+  std::string mode = "prefix";
+  int watch_pid = 0;
+  long max_rss_mb = 0;
+};
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: fault_flood --target 127.0.0.1:PORT --connections N --hold-ms MS "
+               "[--mode prefix|idle] [--watch-pid PID --max-rss-mb M]\n");
+  return 2;
+}
+
+// VmRSS of `pid` in MiB, or -1 when it cannot be read.
+long RssMb(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10) / 1024;
+  }
+  return -1;
+}
+
+// Waits until `fd` is ready for `events`, at most `ms`. True when ready.
+bool WaitFd(int fd, short events, int ms) {
+  pollfd p{fd, events, 0};
+  return poll(&p, 1, ms) == 1 && (p.revents & events) != 0;
+}
+
+// A non-blocking connect to `addr`, bounded by kWaitMs. Returns the fd or -1.
+int ConnectTo(const sockaddr_in& addr) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (errno != EINPROGRESS || !WaitFd(fd, POLLOUT, kWaitMs) ||
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+      close(fd);
+      return -1;
+    }
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+// Reads exactly `n` bytes, each wait bounded by kWaitMs.
+bool ReadExactly(int fd, char* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    if (!WaitFd(fd, POLLIN, kWaitMs)) return false;
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r <= 0) return false;
+    got += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+void PutU32(uint32_t v, char* out) {
+  out[0] = static_cast<char>(v >> 24);
+  out[1] = static_cast<char>(v >> 16);
+  out[2] = static_cast<char>(v >> 8);
+  out[3] = static_cast<char>(v);
+}
+
+uint32_t GetU32(const char* in) {
+  const auto* p = reinterpret_cast<const unsigned char*>(in);
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+// Reads the Hello frame (prefix, then header_len + data_len bytes; a Hello is
+// about 46 bytes, anything over 4 KiB is not one) and sends the prefix of a
+// frame of kAnnouncedFrameBytes. True when both happened.
+bool HelloThenPrefix(int fd, bool as_header) {
+  char prefix[8];
+  if (!ReadExactly(fd, prefix, sizeof prefix)) return false;
+  const uint64_t rest = uint64_t{GetU32(prefix)} + GetU32(prefix + 4);
+  if (rest > 4096) return false;
+  std::vector<char> hello(rest);
+  if (!ReadExactly(fd, hello.data(), hello.size())) return false;
+  PutU32(as_header ? kAnnouncedFrameBytes : 0, prefix);
+  PutU32(as_header ? 0 : kAnnouncedFrameBytes, prefix + 4);
+  return write(fd, prefix, sizeof prefix) == static_cast<ssize_t>(sizeof prefix);
+}
+
+bool ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--target") {
+      const size_t colon = v.rfind(':');
+      if (colon == std::string::npos) return false;
+      o->host = v.substr(0, colon);
+      o->port = std::atoi(v.c_str() + colon + 1);
+    } else if (k == "--connections") {
+      o->connections = std::atoi(v.c_str());
+    } else if (k == "--hold-ms") {
+      o->hold_ms = std::atoi(v.c_str());
+    } else if (k == "--mode") {
+      o->mode = v;
+    } else if (k == "--watch-pid") {
+      o->watch_pid = std::atoi(v.c_str());
+    } else if (k == "--max-rss-mb") {
+      o->max_rss_mb = std::atol(v.c_str());
+    } else {
+      return false;
+    }
+  }
+  return argc % 2 == 1 && o->port > 0 && o->port < 65536 && o->connections > 0 &&
+         o->connections <= 100000 && o->hold_ms >= 0 && o->hold_ms <= 600000 &&
+         (o->mode == "prefix" || o->mode == "idle");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, &o)) return Usage();
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(o.port));
+  if (inet_pton(AF_INET, o.host.c_str(), &addr.sin_addr) != 1 ||
+      (ntohl(addr.sin_addr.s_addr) >> 24) != 127) {
+    std::fprintf(stderr, "fault_flood: target must be an address on 127.0.0.0/8, got '%s'\n",
+                 o.host.c_str());
+    return 2;
+  }
+  // Our own descriptors: as many as the hard limit allows.
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+
+  std::vector<int> fds;
+  int failed = 0, prefixes = 0;
+  bool rss_stop = false;
+  long rss_seen = 0;
+  const auto open_deadline = Clock::now() + std::chrono::seconds(60);
+  for (int i = 0; i < o.connections && Clock::now() < open_deadline; ++i) {
+    if (o.watch_pid > 0 && o.max_rss_mb > 0 && i % 25 == 0) {
+      rss_seen = RssMb(o.watch_pid);
+      if (rss_seen > o.max_rss_mb) {
+        rss_stop = true;
+        break;
+      }
+    }
+    const int fd = ConnectTo(addr);
+    if (fd < 0) {
+      ++failed;
+      continue;
+    }
+    fds.push_back(fd);
+    if (o.mode == "prefix") {
+      if (HelloThenPrefix(fd, i % 2 == 0)) {
+        ++prefixes;
+      } else {
+        ++failed;
+      }
+    }
+  }
+  if (o.watch_pid > 0) rss_seen = RssMb(o.watch_pid);
+  std::printf(
+      "fault_flood: %s %s:%d: %zu of %d connections open, %d prefixes of 4 MiB frames sent, "
+      "%d failed%s; daemon VmRSS %ld MiB; holding %d ms\n",
+      o.mode.c_str(), o.host.c_str(), o.port, fds.size(), o.connections, prefixes, failed,
+      rss_stop ? " (stopped: daemon RSS over the limit)" : "", rss_seen, o.hold_ms);
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::milliseconds(o.hold_ms));
+  for (int fd : fds) close(fd);
+  return 0;
+}
