@@ -212,7 +212,8 @@ Status ReadMaster(const TableReader& t, MasterOptions* o) {
 
 Status ReadDfs(const TableReader& t, DfsOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"block_size", "replication", "placement", "skewed",
-                                  "transfer_chunk_bytes", "fsync", "placement_seed"}));
+                                  "transfer_chunk_bytes", "fsync", "placement_seed",
+                                  "scrub_interval_s", "scrub_bytes_per_second"}));
   MR_RETURN_IF_ERROR(t.AlignedSize("block_size", &o->block_size));
   MR_RETURN_IF_ERROR(t.Int("replication", 1, kIntMax, &o->replication));
   MR_RETURN_IF_ERROR(t.OneOf("placement", {"random", "hdfs", "spread", "skewed"}, &o->placement));
@@ -224,6 +225,8 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
   MR_RETURN_IF_ERROR(t.AlignedSize("transfer_chunk_bytes", &o->transfer_chunk_bytes));
   MR_RETURN_IF_ERROR(t.Bool("fsync", &o->fsync));
   MR_RETURN_IF_ERROR(t.Int("placement_seed", 0, kInt64Max, &o->placement_seed));
+  MR_RETURN_IF_ERROR(t.Int("scrub_interval_s", 0, int64_t{100} * 365 * 24 * 3600, &o->scrub_interval_s));
+  MR_RETURN_IF_ERROR(t.Int("scrub_bytes_per_second", 1, kInt64Max, &o->scrub_bytes_per_second));
   return Status::OK();
 }
 
