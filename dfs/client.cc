@@ -326,7 +326,7 @@ awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t of
   if (offset >= end) co_return Status::OK();
   if (corrupt_here) {
     co_return Status::Corruption("block " + std::to_string(block.id()) +
-                                 ": no replica has a good copy of the bytes at offset " +
+                                 ": no reachable replica has a good copy of the chunk at offset " +
                                  std::to_string(offset) + " (last error: " + last.ToString() + ")");
   }
   co_return Status::Unavailable("block " + std::to_string(block.id()) +

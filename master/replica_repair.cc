@@ -11,7 +11,9 @@
 // and it counts as good again. Once the block has `replication` good copies,
 // the corrupt ones still left are deleted.
 //
-// While repairs are in their first kRepairRounds rounds, a corrupt copy
+// Rounds are max(10 × heartbeat_interval_ms, 5 s) apart, doubling each
+// round up to 64 times that. While repairs are in their first kRepairRounds
+// rounds, a corrupt copy
 // counts toward the replication (its repair is under way), so re-replication
 // does not copy the block elsewhere too; after that, re-replication from a
 // good holder restores the count on other nodes.
@@ -86,8 +88,12 @@ void Master::ScheduleRepairs() {
       spdlog::info("block {} has {}/{} good replicas: repairing the corrupt one on {} (round {})",
                    id, b.replicas.size(), b.replication, node, b.repair_rounds + 1);
     }
+    // The retry interval of re-replication, doubled after every round up to
+    // 64 times: a block whose only copies are all damaged at the same chunk
+    // cannot be repaired until another replica comes back.
+    const auto base = std::max<std::chrono::milliseconds>(10 * interval, std::chrono::milliseconds(5000));
+    b.repair_retry = now + base * (1 << std::min(b.repair_rounds, 6));
     ++b.repair_rounds;
-    b.repair_retry = now + std::max<std::chrono::milliseconds>(10 * interval, std::chrono::milliseconds(5000));
   }
 }
 

@@ -34,7 +34,10 @@ Worker::Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_
       rpc_options_(RpcOptions::FromConfig(config, "worker " + self.id)),
       strand_(asio::make_strand(io)) {}
 
-Worker::~Worker() = default;
+// The scrubber's callback uses the report queues: stop it before they go.
+Worker::~Worker() {
+  if (scrubber_) scrubber_->Stop();
+}
 
 Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, const std::string& id,
                                                asio::io_context& io) {
@@ -293,9 +296,10 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
   } done{this, id};
   if (store_->Contains(id) && !store_->IsQuarantined(id)) {
     Status v = co_await VerifyLocal(id);
-    if (v.ok()) {
+    auto length = store_->Length(id);
+    if (v.ok() && length.ok()) {
       spdlog::info("block {}: local replica verified; reporting it good", id);
-      NoteReceived(id, *store_->Length(id));
+      NoteReceived(id, *length);
       Wake();
       co_return;
     }
