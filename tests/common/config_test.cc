@@ -520,9 +520,6 @@ TEST(ConfigRulesTest, HeartbeatMustBeWellInsideTheRpcTimeout) {
   EXPECT_NE(c.status().message().find("heartbeat_interval_ms"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace mr
-
 // The block scrubber's keys (docs/config.md): 3 weeks at 1 MiB/s unless
 // set; 0 turns it off; a rate must be positive.
 TEST(ConfigTest, ScrubKeys) {
@@ -538,3 +535,6 @@ TEST(ConfigTest, ScrubKeys) {
   EXPECT_EQ(ParseError(WithMaster("[dfs]\nscrub_bytes_per_second = 0\n")),
             "cluster.toml: 'dfs.scrub_bytes_per_second' must be at least 1 (got 0)");
 }
+
+}  // namespace
+}  // namespace mr
