@@ -211,9 +211,10 @@ Status ReadMaster(const TableReader& t, MasterOptions* o) {
 }
 
 Status ReadDfs(const TableReader& t, DfsOptions* o) {
-  MR_RETURN_IF_ERROR(
-      t.CheckKeys({"block_size", "replication", "placement", "skewed", "transfer_chunk_bytes",
-                   "fsync", "placement_seed", "max_replication"}));
+  MR_RETURN_IF_ERROR(t.CheckKeys({"block_size", "replication", "placement", "skewed",
+                                  "transfer_chunk_bytes", "fsync", "placement_seed",
+                                  "max_replication", "scrub_interval_s",
+                                  "scrub_bytes_per_second"}));
   MR_RETURN_IF_ERROR(t.AlignedSize("block_size", &o->block_size));
   MR_RETURN_IF_ERROR(t.Int("replication", 1, kIntMax, &o->replication));
   MR_RETURN_IF_ERROR(t.OneOf("placement", {"random", "hdfs", "spread", "skewed"}, &o->placement));
@@ -231,6 +232,8 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
                    " (got " + std::to_string(o->replication) + " > " +
                    std::to_string(o->max_replication) + ")");
   }
+  MR_RETURN_IF_ERROR(t.Int("scrub_interval_s", 0, int64_t{100} * 365 * 24 * 3600, &o->scrub_interval_s));
+  MR_RETURN_IF_ERROR(t.Int("scrub_bytes_per_second", 1, kInt64Max, &o->scrub_bytes_per_second));
   return Status::OK();
 }
 

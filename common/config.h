@@ -105,6 +105,14 @@ struct DfsOptions {
   // The highest replication a file may ask for (HDFS: dfs.replication.max);
   // the master refuses more. At least `replication`. Default: 512.
   int max_replication = 512;
+  // Workers only. Seconds between the starts of two full passes of the block
+  // scrubber, which verifies every replica's checksums in the background
+  // (HDFS's block scanner period); 0 = no scrubber. The first pass starts
+  // when the worker starts. Default: 1814400 (3 weeks).
+  int64_t scrub_interval_s = 21 * 24 * 3600;
+  // Workers only. Bytes per second the scrubber reads, at most. Default:
+  // 1 MiB (HDFS's dfs.block.scanner.volume.bytes.per.second).
+  int64_t scrub_bytes_per_second = 1 << 20;
 };
 
 // A scheduler parameter value as written in the cluster file.

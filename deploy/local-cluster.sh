@@ -4,7 +4,7 @@
 #
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--block-size BYTES] [--replication N]
-#        [--placement POLICY] [--heartbeat-ms MS] [--dir DIR]
+#        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
 #   deploy/local-cluster.sh status [--dir DIR]
@@ -33,6 +33,7 @@ if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start ]]; then
 fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
+dfs_options=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -43,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --replication) replication="$2"; shift 2 ;;
     --placement) placement="$2"; shift 2 ;;
     --heartbeat-ms) hb_ms="$2"; shift 2 ;;
+    --dfs-option) dfs_options+=("$2"); shift 2 ;;   # one more line in [dfs], e.g. 'scrub_interval_s = 2'
     --dir) DIR="$2"; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -148,6 +150,7 @@ case "$cmd" in
       echo "block_size = $block_size"
       echo "replication = $replication"
       echo "placement = \"$placement\""
+      for o in "${dfs_options[@]}"; do echo "$o"; done
       echo
       echo "[scheduler]"
       echo "name = \"$scheduler\""

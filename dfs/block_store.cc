@@ -3,8 +3,10 @@
 // Open() loads every BlockMeta from RocksDB into `index` (id -> length and
 // checksums), so Read() never touches RocksDB; RocksDB is the durable copy and
 // is written after the block file is in place. `mu` guards the in-memory state
-// only: reads and writes of block files run outside it. Commit() and Remove()
-// of the same id are serialised by claiming the id in `busy`.
+// only: reads and writes of block files run outside it. Commit(), Remove()
+// and Quarantine() of the same id are serialised by claiming the id in `busy`.
+// Index entries are immutable: a change (quarantine, repair) swaps in a new
+// one, so a reader holding the old entry is never disturbed.
 #include "dfs/block_store.h"
 
 #include <fcntl.h>
@@ -37,6 +39,8 @@ constexpr int64_t kChunk = kChecksumChunkBytes;
 struct BlockInfo {
   int64_t length = 0;
   std::vector<uint64_t> checksums;  // one per chunk
+  bool quarantined = false;
+  std::string quarantine_reason;
 };
 
 int64_t NumChunks(int64_t length) { return (length + kChunk - 1) / kChunk; }
@@ -149,6 +153,7 @@ struct BlockStore::Impl {
   std::map<uint64_t, std::shared_ptr<const BlockInfo>> index;  // guarded by mu
   std::set<uint64_t> busy;                                     // guarded by mu
   int64_t used_bytes = 0;                                      // guarded by mu
+  std::vector<DroppedBlock> dropped;                           // written by Open() only
 
   std::string BlockPath(uint64_t id) const {
     char sub[3];
@@ -207,29 +212,40 @@ Status BlockStore::Impl::OpenAndReconcile() {
 }
 
 // Loads every well-formed BlockMeta whose file has the recorded length;
-// deletes the other "b" keys.
+// deletes the other "b" keys and notes each in `dropped` with the reason.
 Status BlockStore::Impl::LoadIndex() {
   rocksdb::WriteBatch drop;
   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek("b"); it->Valid() && it->key().starts_with("b"); it->Next()) {
     pb::BlockMeta meta;
-    auto info = std::make_shared<BlockInfo>();
-    bool good = it->key().size() == 9 &&
-                meta.ParseFromArray(it->value().data(), static_cast<int>(it->value().size())) &&
-                meta.length() >= 0 && meta.chunk_bytes() == kChunk &&
-                meta.checksums_size() == NumChunks(meta.length());
-    if (good) {
+    const uint64_t id = it->key().size() == 9 ? IdFromKey(it->key()) : 0;
+    std::string why;
+    if (it->key().size() != 9 ||
+        !meta.ParseFromArray(it->value().data(), static_cast<int>(it->value().size())) ||
+        meta.length() < 0 || meta.chunk_bytes() != kChunk ||
+        meta.checksums_size() != NumChunks(meta.length())) {
+      why = "bad metadata";
+    } else {
       std::error_code ec;
-      uint64_t id = IdFromKey(it->key());
-      good = fs::file_size(BlockPath(id), ec) == static_cast<uintmax_t>(meta.length()) && !ec;
-      info->length = meta.length();
-      info->checksums.assign(meta.checksums().begin(), meta.checksums().end());
-      if (good) {
-        index.emplace(id, std::move(info));
-        used_bytes += meta.length();
+      const uintmax_t size = fs::file_size(BlockPath(id), ec);
+      if (ec) {
+        why = ec == std::errc::no_such_file_or_directory ? "missing" : "unreadable: " + ec.message();
+      } else if (size != static_cast<uintmax_t>(meta.length())) {
+        why = "length " + std::to_string(size) + " expected " + std::to_string(meta.length());
       }
     }
-    if (!good) drop.Delete(it->key());
+    if (!why.empty()) {
+      dropped.push_back({id, std::move(why)});
+      drop.Delete(it->key());
+      continue;
+    }
+    auto info = std::make_shared<BlockInfo>();
+    info->length = meta.length();
+    info->checksums.assign(meta.checksums().begin(), meta.checksums().end());
+    info->quarantined = meta.quarantined();
+    info->quarantine_reason = meta.quarantine_reason();
+    index.emplace(id, std::move(info));
+    used_bytes += meta.length();
   }
   if (!it->status().ok()) return Status::IOError("scan rocksdb: " + it->status().ToString());
   rocksdb::Status s = db->Write(rocksdb::WriteOptions(), &drop);
@@ -250,29 +266,37 @@ Status BlockStore::Impl::SweepBlockFiles() {
       bool parsed =
           name.size() == 20 && name.starts_with("blk_") &&
           std::from_chars(name.data() + 4, name.data() + 20, id, 16).ptr == name.data() + 20;
-      return parsed && index.contains(id) && BlockPath(id) == path.string();
+      if (parsed && index.contains(id) && BlockPath(id) == path.string()) return true;
+      const bool noted = std::any_of(dropped.begin(), dropped.end(),
+                                     [&](const DroppedBlock& d) { return d.id == id; });
+      if (parsed && !noted) dropped.push_back({id, "no metadata"});
+      return false;
     }));
   }
   return Status::OK();
 }
 
 // Called by BlockWriter::Commit() with a closed (and, if asked, synced) tmp
-// file: renames it into place, then writes the metadata.
+// file: renames it into place (over a quarantined replica of the same id:
+// the repair), then writes the metadata.
 Status BlockStore::Impl::Publish(uint64_t id, const std::string& tmp_path,
                                  std::shared_ptr<const BlockInfo> info) {
   Claim(id);
   Status status = [&]() -> Status {
-    if (Find(id)) return Status::AlreadyExists(BlockName(id));
+    std::shared_ptr<const BlockInfo> old = Find(id);
+    if (old && !old->quarantined) return Status::AlreadyExists(BlockName(id));
     const std::string path = BlockPath(id);
     if (::rename(tmp_path.c_str(), path.c_str()) != 0) return IoError("rename", tmp_path);
     Status put = PutMeta(id, *info);
     if (!put.ok()) {
-      ::unlink(path.c_str());  // no metadata, so no block
+      // No metadata, so no block; but a replaced replica's metadata still
+      // describes the new file (same block, same checksums): keep it.
+      if (!old) ::unlink(path.c_str());
       return put;
     }
     std::lock_guard lock(mu);
-    used_bytes += info->length;
-    index.emplace(id, std::move(info));
+    used_bytes += info->length - (old ? old->length : 0);
+    index[id] = std::move(info);
     return Status::OK();
   }();
   Release(id);
@@ -286,6 +310,8 @@ Status BlockStore::Impl::PutMeta(uint64_t id, const BlockInfo& info) {
   meta.set_length(info.length);
   meta.set_chunk_bytes(kChunk);
   meta.mutable_checksums()->Add(info.checksums.begin(), info.checksums.end());
+  meta.set_quarantined(info.quarantined);
+  meta.set_quarantine_reason(info.quarantine_reason);
   rocksdb::WriteOptions write_options;
   write_options.sync = options.fsync;
   rocksdb::Status s = db->Put(write_options, MetaKey(id), meta.SerializeAsString());
@@ -433,8 +459,11 @@ Result<std::unique_ptr<BlockStore>> BlockStore::Open(const std::string& dir,
 Result<std::unique_ptr<BlockWriter>> BlockStore::NewWriter(uint64_t id) {
   {
     std::lock_guard lock(impl_->mu);
-    if (impl_->index.contains(id)) return Status::AlreadyExists(BlockName(id));
-    if (impl_->options.capacity_bytes > 0 && impl_->used_bytes >= impl_->options.capacity_bytes) {
+    auto it = impl_->index.find(id);
+    const bool repair = it != impl_->index.end() && it->second->quarantined;
+    if (it != impl_->index.end() && !repair) return Status::AlreadyExists(BlockName(id));
+    if (!repair && impl_->options.capacity_bytes > 0 &&
+        impl_->used_bytes >= impl_->options.capacity_bytes) {
       return Status::IOError("over capacity: " + std::to_string(impl_->used_bytes) + " of " +
                              std::to_string(impl_->options.capacity_bytes) + " bytes used");
     }
@@ -466,6 +495,11 @@ Result<int64_t> BlockStore::Length(uint64_t id) {
 
 bool BlockStore::Contains(uint64_t id) { return impl_->Find(id) != nullptr; }
 
+bool BlockStore::IsQuarantined(uint64_t id) {
+  std::shared_ptr<const BlockInfo> info = impl_->Find(id);
+  return info && info->quarantined;
+}
+
 // Deletes the metadata first (the block is gone), then the file; a crash in
 // between leaves an orphan file that the next Open() deletes.
 Status BlockStore::Remove(uint64_t id) {
@@ -488,13 +522,33 @@ Status BlockStore::Remove(uint64_t id) {
   return status;
 }
 
+Result<bool> BlockStore::Quarantine(uint64_t id, const std::string& reason) {
+  impl_->Claim(id);
+  Result<bool> result = [&]() -> Result<bool> {
+    std::shared_ptr<const BlockInfo> info = impl_->Find(id);
+    if (!info) return Status::NotFound(BlockName(id));
+    if (info->quarantined) return false;
+    auto marked = std::make_shared<BlockInfo>(*info);
+    marked->quarantined = true;
+    marked->quarantine_reason = reason;
+    MR_RETURN_IF_ERROR(impl_->PutMeta(id, *marked));
+    std::lock_guard lock(impl_->mu);
+    impl_->index[id] = std::move(marked);
+    return true;
+  }();
+  impl_->Release(id);
+  return result;
+}
+
 std::vector<StoredBlock> BlockStore::List() {
   std::lock_guard lock(impl_->mu);
   std::vector<StoredBlock> blocks;
   blocks.reserve(impl_->index.size());
-  for (const auto& [id, info] : impl_->index) blocks.push_back({id, info->length});
+  for (const auto& [id, info] : impl_->index) blocks.push_back({id, info->length, info->quarantined});
   return blocks;
 }
+
+const std::vector<DroppedBlock>& BlockStore::dropped_at_open() const { return impl_->dropped; }
 
 int64_t BlockStore::used_bytes() {
   std::lock_guard lock(impl_->mu);

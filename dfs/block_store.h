@@ -6,13 +6,18 @@
 //   meta/                                                          RocksDB
 // RocksDB key: "b" + id as 8 big-endian bytes. Value: proto mr.pb.BlockMeta
 // (length, chunk_bytes, one XXH3-64 checksum per 64 KiB chunk, the last
-// chunk possibly short). A block exists when its metadata does; Open()
-// deletes block files without metadata, metadata without a file or with a
-// file of the wrong length, and everything in tmp/.
+// chunk possibly short, and the quarantine mark). A block exists when its
+// metadata does; Open() deletes block files without metadata, metadata
+// without a file or with a file of the wrong length, and everything in
+// tmp/, and lists what it dropped in dropped_at_open().
 //
 // Every Read() verifies the checksums of the chunks it touches; a mismatch
-// returns Corruption and the caller (the worker) drops the replica with
-// Remove() and reports it to the master.
+// returns Corruption. The caller (the worker) then quarantines the replica:
+// Quarantine() marks it in its metadata and keeps the file. A quarantined
+// replica is still read like any other (each chunk verified, so its good
+// chunks serve readers and repairs as a last resort), is listed with its
+// mark, and is replaced by a new writer of the same id once a good copy has
+// been fetched (docs/dfs.md, "A replica is corrupt").
 //
 // Thread-safe: all methods may be called from several threads. Writers of
 // different blocks proceed in parallel; a BlockWriter itself is used by one
@@ -39,6 +44,14 @@ std::vector<uint64_t> ChunkChecksums(std::span<const char> data);
 struct StoredBlock {
   uint64_t id = 0;
   int64_t bytes = 0;
+  bool quarantined = false;
+};
+
+// A block Open() dropped, and why: "missing", "length X expected Y", "bad
+// metadata", "no metadata" (a block file without its metadata).
+struct DroppedBlock {
+  uint64_t id = 0;
+  std::string reason;
 };
 
 class BlockStore;
@@ -54,7 +67,8 @@ class BlockWriter {
   // except the last is a multiple of kChecksumChunkBytes long.
   Status Append(std::span<const char> data, std::span<const uint64_t> checksums = {});
   // Makes the block visible: fsync if asked, rename into place, write
-  // metadata. AlreadyExists if a block with this id is already stored.
+  // metadata. AlreadyExists if a good block with this id is already stored;
+  // a quarantined one is replaced (its file and metadata at once).
   Status Commit();
   int64_t bytes_written() const;
 
@@ -77,8 +91,10 @@ class BlockStore {
   static Result<std::unique_ptr<BlockStore>> Open(const std::string& dir, const Options& options);
   ~BlockStore();
 
-  // Starts writing block `id`. AlreadyExists if it is stored; IOError if the
-  // store is over capacity.
+  // Starts writing block `id`. AlreadyExists if it is stored and not
+  // quarantined (a quarantined replica may be rewritten: the repair); IOError
+  // if the store is over capacity (never for a repair, which frees as much
+  // as it takes).
   Result<std::unique_ptr<BlockWriter>> NewWriter(uint64_t id);
 
   // Reads [offset, offset+length) of block `id` into `out` (resized to the
@@ -96,13 +112,25 @@ class BlockStore {
   // Length of block `id`, or NotFound.
   Result<int64_t> Length(uint64_t id);
   bool Contains(uint64_t id);
+  // True if block `id` is stored and quarantined.
+  bool IsQuarantined(uint64_t id);
 
   // Removes block `id` (file and metadata). Removing a missing block is not
   // an error.
   Status Remove(uint64_t id);
 
-  // Every stored block, sorted by id: the full block report.
+  // Marks block `id` quarantined (durably, in its metadata) and keeps its
+  // file. Returns true if it was not quarantined before, false if it was.
+  // NotFound if the block is not stored. Called by the worker when a read
+  // or the scrubber finds a bad chunk.
+  Result<bool> Quarantine(uint64_t id, const std::string& reason);
+
+  // Every stored block, sorted by id, quarantined ones marked: the full
+  // block report.
   std::vector<StoredBlock> List();
+
+  // The blocks Open() dropped (for the worker to log and for tests).
+  const std::vector<DroppedBlock>& dropped_at_open() const;
 
   // Bytes of all stored blocks.
   int64_t used_bytes();

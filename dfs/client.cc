@@ -308,35 +308,65 @@ awaitable<Result<Connection*>> DfsClient::WorkerConnection(const std::string& ad
   co_return slot.get();
 }
 
+// Assembles [offset, end) chunk by chunk from the replicas: good ones first
+// (nearest first), then the corrupt ones the master still lists. When a
+// replica fails verification at some chunk, that chunk is read again from
+// the next replica, which continues from there; a replica that failed only
+// at an earlier chunk is tried again for later ones. An unreachable replica
+// is not tried again in this read. Each step either advances the offset or
+// rules a replica out at this offset, so the loop ends.
 awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t offset,
                                        int64_t length, const ByteSink& sink) {
   const int64_t end = length < 0 ? block.bytes() : std::min(block.bytes(), offset + length);
-  if (block.replicas().empty()) {
+  std::vector<const pb::ReplicaLocation*> order;
+  for (const auto& r : block.replicas()) order.push_back(&r);
+  for (const auto& r : block.corrupt_replicas()) order.push_back(&r);
+  if (order.empty()) {
     co_return Status::Unavailable("block " + std::to_string(block.id()) + " has no live replica");
   }
+  std::vector<bool> dead(order.size()), failed_here(order.size()), reported(order.size());
+  bool corrupt_here = false;  // some replica failed verification at `offset`
   Status last;
-  for (const auto& replica : block.replicas()) {
-    if (offset >= end) break;
+  while (offset < end) {
+    size_t i = 0;
+    while (i < order.size() && (dead[i] || failed_here[i])) ++i;
+    if (i == order.size()) break;
+    const pb::ReplicaLocation& replica = *order[i];
+    const int64_t before = offset;
     last = co_await ReadFromReplica(block, replica, &offset, end, sink);
     if (last.ok()) co_return last;
+    if (last.IsAborted()) co_return last;  // the sink refused the bytes: not the replica's fault
+    if (offset > before) {
+      std::fill(failed_here.begin(), failed_here.end(), false);
+      corrupt_here = false;
+    }
     if (last.IsCorruption()) {
-      ++corrupt_replicas_seen_;
-      spdlog::warn("block {} on {}: {}; reporting it and reading another replica", block.id(),
-                   replica.node_id(), last.ToString());
-      pb::BadReplicaRequest bad;
-      bad.set_block_id(block.id());
-      bad.set_node_id(replica.node_id());
-      bad.set_reason(last.message());
-      pb::Empty ignored;
-      co_await CallMaster("dfs.BadReplica", bad, &ignored);
-    } else if (last.IsAborted()) {
-      co_return last;  // the sink refused the bytes: not the replica's fault
+      failed_here[i] = true;
+      corrupt_here = true;
+      spdlog::warn("block {} on {}: {}; reading offset {} from another replica", block.id(),
+                   replica.node_id(), last.ToString(), offset);
+      if (!reported[i]) {
+        reported[i] = true;
+        ++corrupt_replicas_seen_;
+        pb::BadReplicaRequest bad;
+        bad.set_block_id(block.id());
+        bad.set_node_id(replica.node_id());
+        bad.set_reason(last.message());
+        pb::Empty ignored;
+        co_await CallMaster("dfs.BadReplica", bad, &ignored);
+      }
     } else {
+      dead[i] = true;
       spdlog::warn("block {} on {}: {}; trying another replica", block.id(), replica.node_id(),
                    last.ToString());
     }
   }
   if (offset >= end) co_return Status::OK();
+  if (corrupt_here) {
+    co_return Status::Corruption("block " + std::to_string(block.id()) +
+                                 ": no reachable replica has a good copy of the chunk at offset " +
+                                 std::to_string(offset) + " (last error: " + last.ToString() + ")");
+  }
   co_return Status::Unavailable("block " + std::to_string(block.id()) +
                                 ": no replica could be read (last error: " + last.ToString() + ")");
 }

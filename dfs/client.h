@@ -15,10 +15,13 @@
 // refuses a lease that is not both, so a put that outlived its lease (the
 // master restarted, or it expired) fails and never touches another file.
 //
-// Reads: replicas are tried nearest first; every chunk is verified against
-// the checksums the worker sends. On a mismatch, an error or a dead worker,
-// the read resumes at the same offset on the next replica, and a corrupt
-// replica is reported to the master, which drops it and re-replicates.
+// Reads: replicas are tried nearest first, those known to hold a bad chunk
+// last; every chunk is verified against the checksums the worker sends. On a
+// mismatch, an error or a dead worker, the read resumes at the same offset
+// on the next replica; a replica that failed verification is tried again for
+// later chunks, so a block is assembled chunk by chunk from several damaged
+// replicas. A corrupt replica is reported to the master (dfs.BadReplica),
+// which has it repaired (docs/dfs.md, "A replica is corrupt").
 //
 // Not thread-safe: use one DfsClient per coroutine chain.
 #pragma once
@@ -86,10 +89,13 @@ class DfsClient {
   awaitable<Status> Write(const std::string& dfs_path, int64_t length, std::string_view first_bytes,
                           const ByteSource& source, const PutOptions& options);
   // Streams the whole file to `sink`. NotFound if missing; FailedPrecondition
-  // for a directory; Unavailable if some block has no readable replica.
+  // for a directory; Unavailable if some block has no readable replica;
+  // Corruption if some chunk has no good copy on any reachable replica.
   awaitable<Status> Read(const std::string& dfs_path, const ByteSink& sink);
   // Streams bytes [offset, offset + length) of one block (length -1 = to its
-  // end), failing over between its replicas.
+  // end), failing over between its replicas chunk by chunk. Corruption when
+  // every reachable replica has a bad copy of some chunk; Unavailable when
+  // none can be reached.
   awaitable<Status> ReadBlock(const pb::LocatedBlock& block, int64_t offset, int64_t length,
                               const ByteSink& sink);
 

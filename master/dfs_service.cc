@@ -57,6 +57,9 @@ Status Master::Stat(const pb::LocateRequest& req, pb::StatReply* reply) {
     for (const auto& node : SortByDistance(it->second.replicas, req.reader_node(), b.id())) {
       *lb->add_replicas() = Location(node);
     }
+    for (const auto& node : SortByDistance(it->second.corrupt, req.reader_node(), b.id())) {
+      *lb->add_corrupt_replicas() = Location(node);
+    }
   }
   *reply->mutable_inode() = std::move(inode);
   return Status::OK();

@@ -194,6 +194,14 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
     ++known;
     AddReplica(b.id(), w.info.id());
   }
+  for (const auto& b : req.quarantined_blocks()) {
+    if (!blocks_.count(b.id())) {
+      reply->add_delete_blocks(b.id());
+      continue;
+    }
+    ++known;
+    NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
+  }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
   jobs_->WorkerUp(w.info.id());
   spdlog::info("worker {} registered from {} in {}: {} blocks ({} orphans to delete)", w.info.id(),
@@ -227,11 +235,20 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
       reply->add_delete_blocks(b.id());
     }
   }
+  for (uint64_t id : req.quarantined()) {
+    if (blocks_.count(id)) {
+      NoteCorrupt(id, w.info.id(), "a bad chunk found by the worker");
+    } else {
+      reply->add_delete_blocks(id);
+    }
+  }
   for (uint64_t id : req.removed()) RemoveReplica(id, w.info.id());
   for (uint64_t id : w.pending_deletes) reply->add_delete_blocks(id);
   for (auto& t : w.pending_transfers) *reply->add_transfers() = std::move(t);
+  for (auto& r : w.pending_repairs) *reply->add_repairs() = std::move(r);
   w.pending_deletes.clear();
   w.pending_transfers.clear();
+  w.pending_repairs.clear();
   jobs_->Heartbeat(req, reply);
   return Status::OK();
 }
@@ -242,10 +259,13 @@ void Master::MarkDead(WorkerState& w) {
     if (it == blocks_.end()) continue;
     auto& r = it->second.replicas;
     r.erase(std::remove(r.begin(), r.end(), w.info.id()), r.end());
+    auto& c = it->second.corrupt;
+    c.erase(std::remove(c.begin(), c.end(), w.info.id()), c.end());
   }
   w.blocks.clear();
   w.pending_deletes.clear();
   w.pending_transfers.clear();
+  w.pending_repairs.clear();
   w.live = false;
   jobs_->WorkerLost(w.info.id());
 }
@@ -258,6 +278,7 @@ awaitable<void> Master::Tick() {
     if (stopped_) break;
     CheckLiveness();
     ExpireLeases();
+    ScheduleRepairs();
     ScheduleReplication();
   }
 }
@@ -302,17 +323,17 @@ void Master::ScheduleReplication() {
     if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
       TrimReplicas(id, b);
     }
-    if (static_cast<int>(b.replicas.size()) >= b.replication) b.copy_target.clear();
-    if (!b.complete || b.replicas.empty() || static_cast<int>(b.replicas.size()) >= b.replication ||
+    if (CountedReplicas(b) >= b.replication) b.copy_target.clear();
+    if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
         now < b.replication_retry) {
       continue;
     }
     if (!b.copy_target.empty()) CopyFailed(id, b, now);
     dfs::PlacementRequest req;
-    req.replication = b.replication - static_cast<int>(b.replicas.size());
+    req.replication = b.replication - CountedReplicas(b);
     req.block_bytes = b.bytes;
     req.exclude = b.replicas;
-    req.exclude.insert(req.exclude.end(), b.bad_nodes.begin(), b.bad_nodes.end());
+    req.exclude.insert(req.exclude.end(), b.corrupt.begin(), b.corrupt.end());
     // Restore datacenter spread first: offer only nodes in datacenters that
     // hold no copy yet, when there are any; then let the policy choose.
     std::set<std::string> covered;
@@ -404,7 +425,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
 // ---------------------------------------------------------------- replicas
 
 void Master::AddReplica(uint64_t block, const std::string& node) {
-  auto& r = blocks_.at(block).replicas;
+  BlockState& b = blocks_.at(block);
+  b.corrupt.erase(std::remove(b.corrupt.begin(), b.corrupt.end(), node), b.corrupt.end());
+  if (b.corrupt.empty()) b.repair_rounds = 0;
+  auto& r = b.replicas;
   if (std::find(r.begin(), r.end(), node) == r.end()) {
     r.push_back(node);
     jobs_->ReplicaAdded(block, node);
@@ -417,6 +441,8 @@ void Master::RemoveReplica(uint64_t block, const std::string& node) {
   if (it != blocks_.end()) {
     auto& r = it->second.replicas;
     r.erase(std::remove(r.begin(), r.end(), node), r.end());
+    auto& c = it->second.corrupt;
+    c.erase(std::remove(c.begin(), c.end(), node), c.end());
   }
   if (auto w = workers_.find(node); w != workers_.end()) w->second->blocks.erase(block);
 }
@@ -426,7 +452,9 @@ void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
   for (uint64_t id : ids) {
     auto it = blocks_.find(id);
     if (it == blocks_.end()) continue;
-    for (const auto& node : it->second.replicas) {
+    std::vector<std::string> holders = it->second.replicas;
+    holders.insert(holders.end(), it->second.corrupt.begin(), it->second.corrupt.end());
+    for (const auto& node : holders) {
       WorkerState& w = *workers_.at(node);
       w.blocks.erase(id);
       w.pending_deletes.push_back(id);
@@ -435,15 +463,9 @@ void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
   }
 }
 
+// A reader found a bad chunk in a replica: kept as corrupt, repaired later.
 Status Master::BadReplica(const pb::BadReplicaRequest& req) {
-  auto w = workers_.find(req.node_id());
-  if (w == workers_.end() || !blocks_.count(req.block_id())) return Status::OK();
-  spdlog::warn("replica of block {} on {} is bad ({}): dropping it", req.block_id(), req.node_id(),
-               req.reason());
-  RemoveReplica(req.block_id(), req.node_id());
-  auto& bad = blocks_.at(req.block_id()).bad_nodes;
-  if (std::find(bad.begin(), bad.end(), req.node_id()) == bad.end()) bad.push_back(req.node_id());
-  w->second->pending_deletes.push_back(req.block_id());
+  NoteCorrupt(req.block_id(), req.node_id(), "reported by a reader: " + req.reason());
   return Status::OK();
 }
 

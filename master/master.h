@@ -12,7 +12,8 @@
 //     two runs share one; each lease also names its file and its client,
 //     and every lease RPC must repeat both (FindLease);
 // and it re-replicates blocks that lost replicas, by asking a worker holding
-// one to copy it (TransferCommand in the heartbeat reply).
+// one to copy it (TransferCommand in the heartbeat reply), and has corrupt
+// replicas repaired in place (RepairCommand; replica_repair.cc).
 //
 // Threading: every handler and timer runs on the one-thread io_context given
 // to Create(), so the state needs no locks (and later schedulers need none).
@@ -64,6 +65,10 @@ class Master {
   void ScheduleReplication();
   void TrimReplicas(uint64_t id, BlockState& b);
   void CopyFailed(uint64_t id, BlockState& b, Clock::time_point now);
+  // Corrupt replicas (replica_repair.cc).
+  void ScheduleRepairs();
+  void NoteCorrupt(uint64_t block, const std::string& node, const std::string& why);
+  int CountedReplicas(const BlockState& b) const;
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);

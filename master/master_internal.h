@@ -23,16 +23,22 @@ struct Master::WorkerState {
   std::vector<pb::TransferCommand> pending_transfers;
   int64_t free_bytes = -1;              // from its last heartbeat
   std::string disk_problem;             // from its last heartbeat; non-empty: place nothing here
+  std::vector<pb::RepairCommand> pending_repairs;
 };
 
 struct Master::BlockState {
   int64_t bytes = 0;
   int replication = 1;
   bool complete = false;                // part of a file in the namespace
-  std::vector<std::string> replicas;    // live nodes holding it
-  std::vector<std::string> bad_nodes;   // held a corrupt copy: never a copy target again
+  std::vector<std::string> replicas;    // live nodes holding a good copy
+  // Live nodes holding a quarantined copy (a bad chunk): never counted as
+  // good, kept as a source of last resort, repaired in place, and deleted
+  // only once `replication` good copies exist (replica_repair.cc).
+  std::vector<std::string> corrupt;
   Clock::time_point replication_retry;  // no new copy ordered before this
   std::string copy_target;              // the last copy ordered, while still under-replicated
+  Clock::time_point repair_retry;       // no new repair ordered before this
+  int repair_rounds = 0;                // repairs ordered since `corrupt` was last empty
 };
 
 struct Master::Lease {

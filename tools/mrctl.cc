@@ -134,8 +134,11 @@ mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bo
         replicas.push_back(r.node_id());
         dcs.push_back(r.datacenter());
       }
+      json corrupt = json::array();
+      for (const auto& r : b.corrupt_replicas()) corrupt.push_back(r.node_id());
       blocks.push_back({{"id", b.id()}, {"offset", b.offset()}, {"bytes", b.bytes()},
-                        {"replicas", replicas}, {"datacenters", dcs}});
+                        {"replicas", replicas}, {"datacenters", dcs},
+                        {"corrupt_replicas", corrupt}});
     }
     if (inode.kind() == mr::pb::INode::FILE) j["blocks"] = blocks;
     std::printf("%s\n", j.dump(2).c_str());
@@ -155,7 +158,11 @@ mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bo
     const auto& b = stat->blocks(i);
     std::string where;
     for (const auto& r : b.replicas()) where += r.node_id() + "(" + r.datacenter() + ") ";
-    if (b.replicas().empty()) where = "NO LIVE REPLICA";
+    if (b.replicas().empty() && !b.corrupt_replicas().empty()) where = "NO GOOD REPLICA ";
+    for (const auto& r : b.corrupt_replicas()) {
+      where += r.node_id() + "(" + r.datacenter() + ",corrupt) ";
+    }
+    if (where.empty()) where = "NO LIVE REPLICA";
     std::printf("%6d %10llu %14lld %12lld  %s\n", i, static_cast<unsigned long long>(b.id()),
                 static_cast<long long>(b.offset()), static_cast<long long>(b.bytes()), where.c_str());
   }

@@ -1,5 +1,6 @@
 #include "worker/worker.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +18,15 @@ awaitable<Status> FailStream(Connection& conn, const Status& why) {
   co_return why;
 }
 
+// Drops `id` from a report queue (a later change of the block replaces it).
+void Forget(std::vector<uint64_t>& queue, uint64_t id) {
+  queue.erase(std::remove(queue.begin(), queue.end(), id), queue.end());
+}
+void Forget(std::vector<pb::BlockRef>& queue, uint64_t id) {
+  queue.erase(std::remove_if(queue.begin(), queue.end(), [id](const auto& b) { return b.id() == id; }),
+              queue.end());
+}
+
 }  // namespace
 
 Worker::Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_context& io)
@@ -24,7 +34,10 @@ Worker::Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_
       rpc_options_(RpcOptions::FromConfig(config, "worker " + self.id)),
       strand_(asio::make_strand(io)) {}
 
-Worker::~Worker() = default;
+// The scrubber's callback uses the report queues: stop it before they go.
+Worker::~Worker() {
+  if (scrubber_) scrubber_->Stop();
+}
 
 Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, const std::string& id,
                                                asio::io_context& io) {
@@ -36,6 +49,7 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, cons
   options.capacity_bytes = self->capacity_bytes;
   MR_ASSIGN_OR_RETURN(w->store_, dfs::BlockStore::Open(self->data_dir + "/blocks", options));
   w->disk_ = std::make_unique<DiskHealth>(self->data_dir, self->min_free_bytes);
+  w->LogDroppedAtOpen();
   Worker* raw = w.get();
   w->tasks_ = std::make_unique<TaskTracker>(config, *self, *w->store_, *w->disk_,
                                             [raw] { raw->Wake(); });
@@ -50,6 +64,14 @@ Status Worker::Start() {
   MR_RETURN_IF_ERROR(server_->Listen(self_.address));
   server_->Start();
   asio::co_spawn(strand_, MasterLoop(), asio::detached);
+  if (config_.dfs.scrub_interval_s > 0) {
+    dfs::BlockScrubber::Options scrub;
+    scrub.interval = std::chrono::seconds(config_.dfs.scrub_interval_s);
+    scrub.bytes_per_second = config_.dfs.scrub_bytes_per_second;
+    scrubber_ = std::make_unique<dfs::BlockScrubber>(
+        *store_, scrub, [this](uint64_t id, const Status& why) { QuarantineReplica(id, why); });
+    scrubber_->Start();
+  }
   spdlog::info("worker {} in {} listening on {}:{} with {} blocks ({} bytes)", self_.id,
                self_.datacenter, self_.address.host, server_->port(), store_->List().size(),
                store_->used_bytes());
@@ -58,6 +80,7 @@ Status Worker::Start() {
 
 void Worker::Stop() {
   stopped_ = true;
+  if (scrubber_) scrubber_->Stop();
   if (server_) server_->Stop();
   asio::post(strand_, [this] {
     if (master_conn_) master_conn_->Close();
@@ -116,9 +139,10 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
     std::lock_guard lock(mu_);
     received_.clear();
     removed_.clear();
+    quarantined_.clear();
   }
   for (const auto& b : store_->List()) {
-    pb::BlockRef* ref = reg.add_blocks();
+    pb::BlockRef* ref = b.quarantined ? reg.add_quarantined_blocks() : reg.add_blocks();
     ref->set_id(b.id);
     ref->set_bytes(b.bytes);
   }
@@ -128,9 +152,9 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
   tasks_->Reset();
   MR_CO_RETURN_IF_ERROR(co_await master.Call("cluster.Register", reg, &registered));
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
-  spdlog::info("registered with master {} ({} blocks; {} orphans deleted)",
+  spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
                config_.master.address.ToString(), reg.blocks_size(),
-               registered.delete_blocks_size());
+               reg.quarantined_blocks_size(), registered.delete_blocks_size());
 
   asio::steady_timer timer(strand_);
   beat_timer_ = &timer;
@@ -153,8 +177,10 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
       std::lock_guard lock(mu_);
       for (auto& b : received_) *beat.add_received() = std::move(b);
       for (uint64_t id : removed_) beat.add_removed(id);
+      for (uint64_t id : quarantined_) beat.add_quarantined(id);
       received_.clear();
       removed_.clear();
+      quarantined_.clear();
     }
     beat.set_used_bytes(store_->used_bytes());
     const DiskHealth::State disk = disk_->Check();
@@ -167,6 +193,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
       std::lock_guard lock(mu_);
       for (const auto& b : beat.received()) received_.push_back(b);
       removed_.insert(removed_.end(), beat.removed().begin(), beat.removed().end());
+      quarantined_.insert(quarantined_.end(), beat.quarantined().begin(), beat.quarantined().end());
       tasks_->Unsent(beat);
       co_return s;
     }
@@ -177,23 +204,53 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
       spdlog::debug("deleted block {} as the master asked", id);
     }
     for (const auto& t : reply.transfers()) asio::co_spawn(io_, CopyBlock(t), asio::detached);
+    for (const auto& r : reply.repairs()) asio::co_spawn(io_, RepairBlock(r), asio::detached);
   }
   co_return Status::OK();
 }
 
 void Worker::NoteReceived(uint64_t id, int64_t bytes) {
   std::lock_guard lock(mu_);
+  Forget(received_, id);
+  Forget(removed_, id);
+  Forget(quarantined_, id);
   pb::BlockRef ref;
   ref.set_id(id);
   ref.set_bytes(bytes);
   received_.push_back(std::move(ref));
 }
 
-void Worker::DropCorrupt(uint64_t id, const Status& why) {
-  spdlog::error("block {}: {}; dropping this replica", id, why.ToString());
-  store_->Remove(id);
-  std::lock_guard lock(mu_);
-  removed_.push_back(id);
+void Worker::QuarantineReplica(uint64_t id, const Status& why) {
+  auto fresh = store_->Quarantine(id, why.message());
+  if (!fresh.ok()) {
+    if (!fresh.status().IsNotFound()) {
+      spdlog::error("block {}: {}; cannot quarantine it: {}", id, why.ToString(),
+                    fresh.status().ToString());
+    }
+    return;
+  }
+  if (!*fresh) return;  // already quarantined and reported
+  spdlog::error("block {}: {}; replica quarantined (kept until a good copy replaces it)", id,
+                why.ToString());
+  {
+    std::lock_guard lock(mu_);
+    Forget(received_, id);
+    Forget(quarantined_, id);
+    quarantined_.push_back(id);
+  }
+  Wake();
+}
+
+void Worker::LogDroppedAtOpen() const {
+  const auto& dropped = store_->dropped_at_open();
+  for (const auto& d : dropped) {
+    spdlog::warn("block {} ({:016x}) dropped at start: {}", d.id, d.id, d.reason);
+  }
+  if (!dropped.empty()) {
+    spdlog::warn("block store: {} blocks dropped at start, {} kept; the dropped ones are left out "
+                 "of the block report, so the master copies them again",
+                 dropped.size(), store_->List().size());
+  }
 }
 
 // Re-replication: stream a local replica down a pipeline of new holders.
@@ -213,12 +270,92 @@ awaitable<void> Worker::CopyBlock(pb::TransferCommand command) {
   auto done = co_await dfs::WriteBlockPipeline(rpc_options_, id, targets, *length,
                                                config_.dfs.transfer_chunk_bytes, source);
   if (!done.ok()) {
-    if (local.IsCorruption()) DropCorrupt(id, local);
+    if (local.IsCorruption()) QuarantineReplica(id, local);
     spdlog::warn("copy of block {} to {} failed: {}", id, targets.front().node_id(),
                  done.status().ToString());
   } else {
     spdlog::info("copied block {} to {} node(s)", id, done->size());
   }
+}
+
+// Repair (RepairCommand): make the local replica good. A replica that is
+// not quarantined is verified first (a reader may have blamed the network);
+// if it verifies, it is announced as good again. Otherwise the block is
+// fetched chunk by chunk from the sources (good replicas first, then
+// damaged ones, this worker's own quarantined copy included: its good
+// chunks count) into a new writer, whose commit replaces the quarantined
+// copy only once the whole block has arrived and verified.
+awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
+  const uint64_t id = command.block_id();
+  {
+    std::lock_guard lock(mu_);
+    if (!repairing_.insert(id).second) co_return;  // one repair of a block at a time
+  }
+  struct Done {
+    Worker* w;
+    uint64_t id;
+    ~Done() {
+      std::lock_guard lock(w->mu_);
+      w->repairing_.erase(id);
+    }
+  } done{this, id};
+  if (store_->Contains(id) && !store_->IsQuarantined(id)) {
+    Status v = co_await VerifyLocal(id);
+    auto length = store_->Length(id);
+    if (v.ok() && length.ok()) {
+      spdlog::info("block {}: local replica verified; reporting it good", id);
+      NoteReceived(id, *length);
+      Wake();
+      co_return;
+    }
+    if (v.IsCorruption()) QuarantineReplica(id, v);
+  }
+  auto writer = store_->NewWriter(id);
+  if (!writer.ok()) {
+    spdlog::warn("cannot repair block {}: {}", id, writer.status().ToString());
+    co_return;
+  }
+  pb::LocatedBlock located;
+  located.set_id(id);
+  located.set_bytes(command.bytes());
+  *located.mutable_replicas() = command.sources();
+  dfs::DfsClient client(config_.master.address, rpc_options_, config_.dfs.transfer_chunk_bytes);
+  // The writer takes whole chunks; bytes arrive in frames of whole chunks,
+  // but buffer anyway so any split works.
+  std::string pending;
+  dfs::ByteSink sink = [&](std::span<const char> data) {
+    pending.append(data.data(), data.size());
+    const size_t whole = pending.size() / dfs::kChecksumChunkBytes * dfs::kChecksumChunkBytes;
+    if (whole == 0) return Status::OK();
+    Status s = (*writer)->Append(std::span<const char>(pending.data(), whole));
+    pending.erase(0, whole);
+    return s;
+  };
+  Status s = co_await client.ReadBlock(located, 0, -1, sink);
+  if (s.ok() && !pending.empty()) s = (*writer)->Append(pending);
+  if (s.ok()) s = (*writer)->Commit();
+  if (!s.ok()) {
+    spdlog::warn("repair of block {} failed (the master will order another): {}", id,
+                 s.ToString());
+    co_return;
+  }
+  spdlog::info("repaired block {}: fetched {} bytes from {} source(s); the quarantined copy is "
+               "replaced",
+               id, (*writer)->bytes_written(), command.sources_size());
+  NoteReceived(id, (*writer)->bytes_written());
+  Wake();
+}
+
+awaitable<Status> Worker::VerifyLocal(uint64_t id) {
+  auto length = store_->Length(id);
+  if (!length.ok()) co_return length.status();
+  std::string data;
+  const int64_t step = config_.dfs.transfer_chunk_bytes;
+  for (int64_t offset = 0; offset < *length; offset += step) {
+    MR_CO_RETURN_IF_ERROR(store_->Read(id, offset, step, &data));
+    co_await asio::post(io_, asio::use_awaitable);  // let other connections in
+  }
+  co_return Status::OK();
 }
 
 // ---------------------------------------------------------------- block server
@@ -250,11 +387,19 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   pb::Frame frame;
   pb::DataChunk chunk;
   int64_t offset = req.offset();
+  bool damaged = false;  // a bad chunk was met: go on one chunk per frame
   do {
-    const int64_t n = std::min(step, end - offset);
+    int64_t n = std::min(damaged ? chunk_bytes : step, end - offset);
     Status s = store_->ReadChunks(id, offset, n, &data, &sums);
+    if (s.IsCorruption() && !damaged) {
+      // Quarantine, then send the good chunks before the bad one, one per
+      // frame, so the reader resumes on another replica at the bad chunk.
+      QuarantineReplica(id, s);
+      damaged = true;
+      n = std::min(chunk_bytes, end - offset);
+      s = store_->ReadChunks(id, offset, n, &data, &sums);
+    }
     if (!s.ok()) {
-      if (s.IsCorruption()) DropCorrupt(id, s);
       co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
     }
     chunk.set_offset(offset);

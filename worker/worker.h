@@ -5,9 +5,15 @@
 // chunks streamed to a reader) and "dn.WriteBlock" (store and forward down a
 // replication pipeline), and keeps one connection to the master: it
 // registers with a full block report, then heartbeats every interval with
-// the blocks it gained or lost since the last beat, and carries out what the
-// reply asks (delete blocks, copy a block to other workers, register again,
-// start or stop tasks). A task that ends wakes the heartbeat at once.
+// the blocks it gained, lost or quarantined since the last beat, and carries
+// out what the reply asks (delete blocks, copy a block to other workers,
+// repair a quarantined replica, register again, start or stop tasks). A task
+// that ends, or a replica found corrupt, wakes the heartbeat at once.
+//
+// A replica found corrupt (by a read, a copy or the scrubber,
+// dfs/block_scrubber.h) is quarantined, never deleted: it stays on disk and
+// serves its good chunks until the master's RepairCommand has this worker
+// fetch a good copy, which replaces it (docs/dfs.md, "A replica is corrupt").
 //
 // Threading: the io_context may be run by several threads; a connection's
 // coroutine runs one step at a time, and the shared report queues are
@@ -16,11 +22,13 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "common/config.h"
 #include "common/rpc.h"
+#include "dfs/block_scrubber.h"
 #include "dfs/block_store.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
@@ -50,10 +58,17 @@ class Worker {
   awaitable<Status> ServeReadBlock(ServerCall& call);
   awaitable<Status> ServeWriteBlock(ServerCall& call);
   awaitable<void> CopyBlock(pb::TransferCommand command);
+  awaitable<void> RepairBlock(pb::RepairCommand command);
+  // Reads the whole local replica, verifying every chunk (yielding between
+  // frames so other connections are served). OK, Corruption, or NotFound.
+  awaitable<Status> VerifyLocal(uint64_t id);
 
-  // A replica found corrupt: removed here and reported in the next beat.
-  void DropCorrupt(uint64_t id, const Status& why);
+  // A replica found corrupt (any thread): quarantined here, reported in the
+  // next beat, which is sent at once.
+  void QuarantineReplica(uint64_t id, const Status& why);
   void NoteReceived(uint64_t id, int64_t bytes);
+  // Logs the blocks the store dropped at open (Create).
+  void LogDroppedAtOpen() const;
   // Asks for a heartbeat now (any thread).
   void Wake();
 
@@ -71,10 +86,14 @@ class Worker {
   asio::steady_timer* beat_timer_ = nullptr;  // on the strand
   std::atomic<bool> wake_{false};
   std::unique_ptr<TaskTracker> tasks_;
+  std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
 
-  std::mutex mu_;                      // guards the two report queues
+  std::mutex mu_;                      // guards the report queues and repairing_
+  // Each block id is in at most one queue: its latest change wins.
   std::vector<pb::BlockRef> received_;
   std::vector<uint64_t> removed_;
+  std::vector<uint64_t> quarantined_;
+  std::set<uint64_t> repairing_;       // repairs under way
 };
 
 }  // namespace mr::worker

@@ -542,5 +542,21 @@ TEST(ConfigTest, MinFreeBytesAndBlockWait) {
             "cluster.toml: 'jobs.block_wait_ms' must be at least 0 (got -1)");
 }
 
+// The block scrubber's keys (docs/config.md): 3 weeks at 1 MiB/s unless
+// set; 0 turns it off; a rate must be positive.
+TEST(ConfigTest, ScrubKeys) {
+  const ClusterConfig defaults = ParseOk(kMinimal);
+  EXPECT_EQ(defaults.dfs.scrub_interval_s, 21 * 24 * 3600);
+  EXPECT_EQ(defaults.dfs.scrub_bytes_per_second, 1 << 20);
+  const ClusterConfig c =
+      ParseOk(WithMaster("[dfs]\nscrub_interval_s = 0\nscrub_bytes_per_second = 4096\n"));
+  EXPECT_EQ(c.dfs.scrub_interval_s, 0);
+  EXPECT_EQ(c.dfs.scrub_bytes_per_second, 4096);
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nscrub_interval_s = -1\n")),
+            "cluster.toml: 'dfs.scrub_interval_s' must be at least 0 (got -1)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nscrub_bytes_per_second = 0\n")),
+            "cluster.toml: 'dfs.scrub_bytes_per_second' must be at least 1 (got 0)");
+}
+
 }  // namespace
 }  // namespace mr

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -251,6 +252,86 @@ TEST_F(BlockStoreTest, OpenReconcilesFilesWithMetadata) {
   EXPECT_FALSE(fs::exists(dir_ + "/blocks/03/blk_0000000000000003"));
   EXPECT_TRUE(DirIsEmpty(dir_ + "/tmp"));
   ASSERT_TRUE(Put(2, "rewritten").ok());  // dropped ids are free again
+}
+
+// Which blocks Open() dropped, and why, so the worker can say so (issue 10,
+// item 3).
+TEST_F(BlockStoreTest, OpenNamesEveryDroppedBlockAndWhy) {
+  ASSERT_TRUE(Put(1, MakeData(kChunk, 1)).ok());
+  ASSERT_TRUE(Put(2, MakeData(kChunk, 2)).ok());
+  ASSERT_TRUE(Put(3, MakeData(kChunk, 3)).ok());
+  const std::string orphan = store_->BlockPath(99);
+  store_.reset();
+  std::ofstream(orphan) << "orphan";
+  fs::remove(dir_ + "/blocks/02/blk_0000000000000002");
+  fs::resize_file(dir_ + "/blocks/03/blk_0000000000000003", kChunk - 1);
+  Reopen();
+  std::map<uint64_t, std::string> dropped;
+  for (const DroppedBlock& d : store_->dropped_at_open()) dropped[d.id] = d.reason;
+  EXPECT_EQ(dropped, (std::map<uint64_t, std::string>{
+                         {2, "missing"},
+                         {3, "length " + std::to_string(kChunk - 1) + " expected " +
+                                 std::to_string(kChunk)},
+                         {99, "no metadata"}}));
+  Reopen();
+  EXPECT_TRUE(store_->dropped_at_open().empty());  // nothing left to drop
+}
+
+// A bad chunk quarantines the replica: the file stays, the mark is durable,
+// the good chunks still read, and the block report says which are marked.
+TEST_F(BlockStoreTest, QuarantineKeepsTheReplicaAndTheMarkSurvivesReopen) {
+  const std::string data = MakeData(3 * kChunk, 9);
+  ASSERT_TRUE(Put(5, data).ok());
+  ASSERT_TRUE(Put(6, MakeData(kChunk, 10)).ok());
+  {
+    std::fstream f(store_->BlockPath(5), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(kChunk + 7);
+    f.put(static_cast<char>(data[kChunk + 7] ^ 1));
+  }
+  std::string out;
+  Status bad = store_->Read(5, 0, 3 * kChunk, &out);
+  ASSERT_TRUE(bad.IsCorruption()) << bad.ToString();
+  auto first = store_->Quarantine(5, bad.message());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(*first);
+  EXPECT_FALSE(*store_->Quarantine(5, "again"));  // already marked
+  EXPECT_TRUE(store_->Quarantine(77, "x").status().IsNotFound());
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round == 0 ? "before reopen" : "after reopen");
+    EXPECT_TRUE(store_->Contains(5));
+    EXPECT_TRUE(fs::exists(store_->BlockPath(5)));
+    const std::vector<StoredBlock> list = store_->List();
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_TRUE(list[0].quarantined);
+    EXPECT_FALSE(list[1].quarantined);
+    EXPECT_EQ(Read(5, 0, kChunk), data.substr(0, kChunk));
+    EXPECT_EQ(Read(5, 2 * kChunk, kChunk), data.substr(2 * kChunk));
+    EXPECT_TRUE(store_->Read(5, kChunk, 10, &out).IsCorruption());
+    EXPECT_EQ(store_->used_bytes(), 4 * kChunk);
+    Reopen();
+  }
+}
+
+// The repair: a new writer of a quarantined id replaces it in one step; a
+// good replica can never be overwritten.
+TEST_F(BlockStoreTest, RepairWriterReplacesOnlyAQuarantinedReplica) {
+  const std::string data = MakeData(2 * kChunk + 100, 11);
+  ASSERT_TRUE(Put(5, data).ok());
+  EXPECT_TRUE(store_->NewWriter(5).status().IsAlreadyExists());
+  {
+    std::fstream f(store_->BlockPath(5), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(10);
+    f.put(static_cast<char>(data[10] ^ 1));
+  }
+  ASSERT_TRUE(store_->Quarantine(5, "checksum mismatch in chunk 0").ok());
+  ASSERT_TRUE(Put(5, data).ok()) << "a quarantined replica can be rewritten";
+  EXPECT_FALSE(store_->List()[0].quarantined);
+  EXPECT_EQ(Read(5, 0, data.size()), data);
+  EXPECT_EQ(store_->used_bytes(), static_cast<int64_t>(data.size()));
+  EXPECT_TRUE(store_->NewWriter(5).status().IsAlreadyExists());  // good again
+  Reopen();
+  EXPECT_FALSE(store_->List()[0].quarantined);
+  EXPECT_EQ(Read(5, 0, data.size()), data);
 }
 
 // A full disk refuses new blocks until space is freed.

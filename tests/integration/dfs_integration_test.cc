@@ -135,12 +135,16 @@ TEST_F(DfsIntegrationTest, CorruptReplicaIsDetectedReportedAndReplaced) {
     f.put(static_cast<char>(ch ^ 0x20));
   }
   EXPECT_EQ(CatSha(c, "/t.txt"), Sha256OfFile(file));
-  // The bad replica is dropped, then the block is copied back to 2 replicas.
+  // The bad replica is quarantined, not deleted, and repaired in place from
+  // the good one: two good replicas again, the bad node's file good again.
+  const std::string block0_sha =
+      Shell("head -c 1048576 " + Quote(file) + " | sha256sum | cut -d' ' -f1").out;
   EXPECT_TRUE(WaitFor(
       [&] {
         json s = c.MrctlJson("dfs stat --json /t.txt");
         auto r = s["blocks"][0]["replicas"].get<std::vector<std::string>>();
-        return r.size() == 2 && std::find(r.begin(), r.end(), bad_node) == r.end();
+        return r.size() == 2 && s["blocks"][0]["corrupt_replicas"].empty() &&
+               Sha256OfFile(c.BlockFile(bad_node, block)) == block0_sha;
       },
       20s));
   EXPECT_EQ(CatSha(c, "/t.txt"), Sha256OfFile(file));

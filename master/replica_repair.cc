@@ -1,0 +1,100 @@
+// Corrupt replicas on the Master (docs/dfs.md, "A replica is corrupt").
+//
+// A replica with a bad chunk, reported by a reader (dfs.BadReplica) or by
+// its worker (quarantined in a heartbeat or block report), moves from the
+// block's good replicas to `corrupt`. It is never deleted while the block
+// has fewer good copies than its replication: its other chunks may be the
+// only good copy of some bytes. Instead, every retry interval, each holder
+// of a corrupt copy is sent a RepairCommand: it fetches the block chunk by
+// chunk from every other replica (good ones first) and its own, and its new
+// copy replaces the quarantined one; it then reports the block as received
+// and it counts as good again. Once the block has `replication` good copies,
+// the corrupt ones still left are deleted.
+//
+// Rounds are max(10 × heartbeat_interval_ms, 5 s) apart, doubling each
+// round up to 64 times that. While repairs are in their first kRepairRounds
+// rounds, a corrupt copy
+// counts toward the replication (its repair is under way), so re-replication
+// does not copy the block elsewhere too; after that, re-replication from a
+// good holder restores the count on other nodes.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "master/master.h"
+#include "master/master_internal.h"
+
+namespace mr::master {
+namespace {
+
+constexpr int kRepairRounds = 3;
+
+}  // namespace
+
+int Master::CountedReplicas(const BlockState& b) const {
+  const int corrupt = b.repair_rounds < kRepairRounds ? static_cast<int>(b.corrupt.size()) : 0;
+  return static_cast<int>(b.replicas.size()) + corrupt;
+}
+
+// Called by BadReplica, Register and Heartbeat.
+void Master::NoteCorrupt(uint64_t block, const std::string& node, const std::string& why) {
+  auto it = blocks_.find(block);
+  auto w = workers_.find(node);
+  if (it == blocks_.end() || w == workers_.end() || !w->second->live) return;
+  BlockState& b = it->second;
+  b.replicas.erase(std::remove(b.replicas.begin(), b.replicas.end(), node), b.replicas.end());
+  w->second->blocks.insert(block);
+  if (std::find(b.corrupt.begin(), b.corrupt.end(), node) != b.corrupt.end()) return;
+  b.corrupt.push_back(node);
+  spdlog::warn("replica of block {} on {} is corrupt ({}): kept as a source of last resort; "
+               "{} good replica(s) left",
+               block, node, why, b.replicas.size());
+}
+
+// Every heartbeat interval (Tick), before ScheduleReplication.
+void Master::ScheduleRepairs() {
+  const auto now = Clock::now();
+  // As for re-replication: right after a start, sources may not have
+  // registered yet.
+  const auto interval = std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms);
+  if (now - started_ < interval * config_.cluster.dead_after_missed_heartbeats) return;
+  for (auto& [id, b] : blocks_) {
+    if (!b.complete || b.corrupt.empty()) continue;
+    if (static_cast<int>(b.replicas.size()) >= b.replication) {
+      // Enough good copies: the corrupt ones are no longer needed.
+      for (const auto& node : b.corrupt) {
+        WorkerState& w = *workers_.at(node);
+        w.blocks.erase(id);
+        w.pending_deletes.push_back(id);
+        spdlog::info("block {} has {} good replicas: deleting the corrupt one on {}", id,
+                     b.replicas.size(), node);
+      }
+      b.corrupt.clear();
+      b.repair_rounds = 0;
+      continue;
+    }
+    if (now < b.repair_retry) continue;
+    for (const auto& node : b.corrupt) {
+      pb::RepairCommand cmd;
+      cmd.set_block_id(id);
+      cmd.set_bytes(b.bytes);
+      // Good copies nearest first, then the other corrupt ones, then its own.
+      for (const auto& s : SortByDistance(b.replicas, node, id)) *cmd.add_sources() = Location(s);
+      for (const auto& s : SortByDistance(b.corrupt, node, id)) {
+        if (s != node) *cmd.add_sources() = Location(s);
+      }
+      *cmd.add_sources() = Location(node);
+      workers_.at(node)->pending_repairs.push_back(std::move(cmd));
+      spdlog::info("block {} has {}/{} good replicas: repairing the corrupt one on {} (round {})",
+                   id, b.replicas.size(), b.replication, node, b.repair_rounds + 1);
+    }
+    // The retry interval of re-replication, doubled after every round up to
+    // 64 times: a block whose only copies are all damaged at the same chunk
+    // cannot be repaired until another replica comes back.
+    const auto base = std::max<std::chrono::milliseconds>(10 * interval, std::chrono::milliseconds(5000));
+    b.repair_retry = now + base * (1 << std::min(b.repair_rounds, 6));
+    ++b.repair_rounds;
+  }
+}
+
+}  // namespace mr::master
