@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
 namespace mr::master {
 namespace {
@@ -11,11 +12,25 @@ namespace {
 constexpr char kJobPrefix[] = "job/";
 constexpr char kFpPrefix[] = "fp/";
 constexpr char kNextIdKey[] = "next_job_id";
+constexpr char kTaskPrefix[] = "task/";
 
 std::string JobKey(int64_t id) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%s%016" PRIx64, kJobPrefix, static_cast<uint64_t>(id));
   return buf;
+}
+
+// "task/<16 hex>/" : every task key of one job starts so.
+std::string TaskPrefix(int64_t job) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%016" PRIx64 "/", kTaskPrefix, static_cast<uint64_t>(job));
+  return buf;
+}
+
+std::string TaskKey(int64_t job, bool is_map, int32_t index) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%s/%08x", is_map ? "m" : "r", static_cast<uint32_t>(index));
+  return TaskPrefix(job) + buf;
 }
 
 std::string FpKey(const std::string& code_hash, const std::string& input_type) {
@@ -65,8 +80,49 @@ Result<int64_t> JobHistory::NextJobId() {
   return id;
 }
 
+Status JobHistory::Commit(rocksdb::WriteBatch& batch) {
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  rocksdb::Status s = db_->Write(sync, &batch);
+  if (!s.ok()) return Status::IOError("job history: " + s.ToString());
+  return Status::OK();
+}
+
 Status JobHistory::Put(const pb::JobRecord& record) {
-  return Write(JobKey(record.id()), record.SerializeAsString());
+  if (record.state() == "running") return Write(JobKey(record.id()), record.SerializeAsString());
+  rocksdb::WriteBatch batch;
+  batch.Put(JobKey(record.id()), record.SerializeAsString());
+  const std::string prefix = TaskPrefix(record.id());
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    batch.Delete(it->key());
+  }
+  return Commit(batch);
+}
+
+Status JobHistory::PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
+                               const pb::ReduceTaskRecord* reduce) {
+  pb::JobRecord header = record;
+  header.clear_maps();
+  header.clear_reduces();
+  rocksdb::WriteBatch batch;
+  batch.Put(JobKey(record.id()), header.SerializeAsString());
+  if (map != nullptr) batch.Put(TaskKey(record.id(), true, map->index()), map->SerializeAsString());
+  if (reduce != nullptr) {
+    batch.Put(TaskKey(record.id(), false, reduce->index()), reduce->SerializeAsString());
+  }
+  return Commit(batch);
+}
+
+void JobHistory::LoadTasks(pb::JobRecord* record) const {
+  const std::string maps = TaskPrefix(record->id()) + "m/";
+  Scan(*db_, maps, [&](const std::string& value) {
+    if (!record->add_maps()->ParseFromString(value)) record->mutable_maps()->RemoveLast();
+  });
+  const std::string reduces = TaskPrefix(record->id()) + "r/";
+  Scan(*db_, reduces, [&](const std::string& value) {
+    if (!record->add_reduces()->ParseFromString(value)) record->mutable_reduces()->RemoveLast();
+  });
 }
 
 Result<pb::JobRecord> JobHistory::Get(int64_t id) const {

@@ -5,6 +5,10 @@
 //   "job/" + 16 hex digits of the id  → pb::JobRecord (tasks included)
 //   "fp/" + code_hash + "/" + input_type → pb::FpRow
 //   "next_job_id"                      → decimal text
+//   "task/" + 16 hex of the job id + "/m/" (or "/r/") + 8 hex of the index
+//                                      → pb::MapTaskRecord (ReduceTaskRecord)
+//     a running job's finished tasks, for restart recovery; folded into the
+//     job's record and deleted, in one batch, when the job ends
 // Every write is synced: a job's record survives a crash of the master as
 // soon as the call returns.
 //
@@ -22,6 +26,7 @@
 
 namespace rocksdb {
 class DB;
+class WriteBatch;
 }
 
 namespace mr::master {
@@ -34,7 +39,17 @@ class JobHistory {
   // A job id never handed out before.
   Result<int64_t> NextJobId();
 
+  // Writes the record. Once it is no longer "running", its task keys are
+  // deleted in the same batch (the record carries the tasks from then on).
   Status Put(const pb::JobRecord& record);
+  // A running job's progress, called by the JobTracker when it accepts a
+  // task's success: the record (its tasks left out) and the one task's
+  // record, in one synced batch. `map` or `reduce` is null.
+  Status PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
+                     const pb::ReduceTaskRecord* reduce);
+  // Adds the task records PutProgress wrote for `record`'s job to it (the
+  // JobTracker's restart recovery calls it for every job still running).
+  void LoadTasks(pb::JobRecord* record) const;
   Result<pb::JobRecord> Get(int64_t id) const;
   // Every job, oldest first.
   std::vector<pb::JobRecord> List() const;
@@ -49,6 +64,7 @@ class JobHistory {
  private:
   JobHistory() = default;
   Status Write(const std::string& key, const std::string& value);
+  Status Commit(rocksdb::WriteBatch& batch);
 
   std::unique_ptr<rocksdb::DB> db_;
   int64_t next_id_ = 1;

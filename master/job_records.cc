@@ -254,9 +254,33 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
                record.maps_node_local(), record.maps_off_dc(), f.inter_dc_bytes, f.fp_raw);
 }
 
+void JobTracker::EndUnrecovered(pb::JobRecord record, const std::string& end_state,
+                                const std::string& error) {
+  const int64_t id = record.id();
+  for (const auto& w : config_.workers) finished_[w.id].push_back(id);
+  dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
+  record.set_state(end_state);
+  record.set_error(error);
+  record.set_maps_done(record.maps_size());
+  record.set_reduces_done(record.reduces_size());
+  record.set_maps_running(0);
+  record.set_reduces_running(0);
+  record.set_end_ms(WallMs());
+  Summarize(&record);
+  if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
+  spdlog::warn("job {} {}: {}", id, end_state, error);
+}
+
 Status JobTracker::Kill(int64_t id) {
   if (ActiveJob* job = Find(id)) {
     EndJob(*job, "killed", "killed by request");
+    return Status::OK();
+  }
+  for (auto it = recovering_.begin(); it != recovering_.end(); ++it) {
+    if (it->id() != id) continue;
+    pb::JobRecord record = std::move(*it);
+    recovering_.erase(it);
+    EndUnrecovered(std::move(record), "killed", "killed by request");
     return Status::OK();
   }
   MR_ASSIGN_OR_RETURN(pb::JobRecord r, history_->Get(id));
@@ -265,9 +289,10 @@ Status JobTracker::Kill(int64_t id) {
 
 // ---------------------------------------------------------------- records
 
-void JobTracker::RecordMap(ActiveJob& job, const pb::TaskReport& r) {
+pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::TaskReport& r) const {
   const sched::MapTask& m = state_.job(job.sid).maps[static_cast<size_t>(r.index())];
-  pb::MapTaskRecord* t = TaskRecordAt(job.record.mutable_maps(), r.index());
+  pb::MapTaskRecord record;
+  pb::MapTaskRecord* t = &record;
   t->set_index(r.index());
   t->set_node(node_names_[static_cast<size_t>(m.node)]);
   t->set_locality(LocalityKey(job.maps[static_cast<size_t>(r.index())].locality));
@@ -279,11 +304,14 @@ void JobTracker::RecordMap(ActiveJob& job, const pb::TaskReport& r) {
   t->set_output_bytes(job.record.spec().reducers() == 0 ? r.output_bytes() : out);
   t->set_run_ms(r.run_ms());
   t->set_attempts(m.attempts);
+  t->set_block_id(m.block);
+  return record;
 }
 
-void JobTracker::RecordReduce(ActiveJob& job, const pb::TaskReport& r) {
+pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& r) const {
   const sched::ReduceTask& rt = state_.job(job.sid).reduces[static_cast<size_t>(r.index())];
-  pb::ReduceTaskRecord* t = TaskRecordAt(job.record.mutable_reduces(), r.index());
+  pb::ReduceTaskRecord record;
+  pb::ReduceTaskRecord* t = &record;
   t->set_index(r.index());
   t->set_node(node_names_[static_cast<size_t>(rt.node)]);
   *t->mutable_shuffle() = r.shuffle();
@@ -291,6 +319,24 @@ void JobTracker::RecordReduce(ActiveJob& job, const pb::TaskReport& r) {
   t->set_output_bytes(r.output_bytes());
   t->set_run_ms(r.run_ms());
   t->set_attempts(rt.attempts);
+  return record;
+}
+
+void JobTracker::KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task) {
+  *TaskRecordAt(job.record.mutable_maps(), task.index()) = task;
+}
+
+void JobTracker::KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task) {
+  *TaskRecordAt(job.record.mutable_reduces(), task.index()) = task;
+}
+
+// A failed write costs only exactness after a restart (the task would run
+// again then), so the job goes on.
+void JobTracker::Persist(const ActiveJob& job, const pb::MapTaskRecord* map,
+                         const pb::ReduceTaskRecord* reduce) {
+  if (Status s = history_->PutProgress(Snapshot(job), map, reduce); !s.ok()) {
+    spdlog::error("job {}: cannot record its progress: {}", job.record.id(), s.ToString());
+  }
 }
 
 pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {

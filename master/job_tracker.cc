@@ -75,14 +75,19 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
     t->nodes_[w.id] = id;
     t->node_names_.push_back(w.id);
   }
-  // Jobs that were running when the master stopped cannot be resumed.
+  // Jobs that were running when the master stopped are recovered once the
+  // workers have registered again (job_recovery.cc).
   for (pb::JobRecord& r : t->history_->List()) {
     if (r.state() != "running") continue;
-    r.set_state("failed");
-    r.set_error("the master restarted while the job ran");
-    r.set_end_ms(WallMs());
-    MR_RETURN_IF_ERROR(t->history_->Put(r));
-    t->dfs_.remove("/.mr/jobs/" + std::to_string(r.id()), true);
+    t->history_->LoadTasks(&r);
+    t->recovering_.push_back(std::move(r));
+  }
+  if (!t->recovering_.empty()) {
+    t->recover_at_ = static_cast<sched::TimeMs>(config.cluster.dead_after_missed_heartbeats) *
+                     config.cluster.heartbeat_interval_ms;
+    spdlog::info("{} job(s) were running when the master stopped: recovering them once the "
+                 "workers registered again (at most {} ms)",
+                 t->recovering_.size(), t->recover_at_);
   }
   return t;
 }
@@ -150,6 +155,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
   }
   state_.SetLive(node, false);
   kills_.erase(worker);
+  held_.erase(worker);
   scheduler_->OnNodeLost(state_, node, Now());
   spdlog::info("worker {} lost: its tasks will run again elsewhere", worker);
 }
@@ -159,6 +165,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
 void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
   const sched::NodeId node = NodeOf(req.worker_id());
   if (node == sched::kNoNode || !state_.node(node).live) return;
+  const bool recovering = MaybeRecover();
   // Attempts the master believes run here but the worker does not list
   // were lost. (The worker starts the launches of a reply before its next
   // beat, so every earlier launch is listed.)
@@ -181,6 +188,7 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   kills_.erase(req.worker_id());
   for (int64_t id : finished_[req.worker_id()]) reply->add_finished_jobs(id);
   finished_.erase(req.worker_id());
+  if (recovering) return;  // nothing launches before the recovered jobs are back
 
   // A worker that cannot write gets no task: map output, fetched segments
   // and reduce output all go to its disk.
@@ -275,13 +283,18 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   }
 }
 
+// The task's record is written to the history before its output is
+// committed, so a restarted master finds a record for every committed part
+// (a record without its part is ignored: the task runs again).
 void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
   const bool map_only = job.record.spec().reducers() == 0;
+  const pb::MapTaskRecord record = MakeMapRecord(job, r);
+  Persist(job, &record, nullptr);
   if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index()))) {
     TaskFailed(job, true, r.index(), "cannot commit its output", true);
     return;
   }
-  RecordMap(job, r);
+  KeepRecord(job, record);
   // The final sizes, which the probabilistic policy's reduce cost reads
   // (Shen Eq. 3) for as long as the job runs.
   sched::MapTask& m = state_.mutable_job(job.sid).maps[static_cast<size_t>(r.index())];
@@ -293,11 +306,13 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
 }
 
 void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r) {
+  const pb::ReduceTaskRecord record = MakeReduceRecord(job, r);
+  Persist(job, nullptr, &record);
   if (!CommitOutput(job, r.output_file(), PartName("part-", r.index()))) {
     TaskFailed(job, false, r.index(), "cannot commit its output", true);
     return;
   }
-  RecordReduce(job, r);
+  KeepRecord(job, record);
   state_.FinishReduce(job.sid, r.index());
   scheduler_->OnReduceFinished(state_, job.sid, r.index(), Now());
   MaybeFinish(job);
@@ -363,7 +378,7 @@ Status JobTracker::MapOutputs(const pb::MapOutputsRequest& req, pb::MapOutputsRe
   const sched::Job& sj = state_.job(job->sid);
   reply->set_maps(static_cast<int32_t>(sj.maps.size()));
   for (const sched::MapTask& m : sj.maps) {
-    if (m.state != sched::TaskState::kDone) continue;
+    if (m.state != sched::TaskState::kDone || m.node == sched::kNoNode) continue;
     const auto& info = *config_.FindWorker(node_names_[static_cast<size_t>(m.node)]);
     pb::MapOutputLocation* loc = reply->add_outputs();
     loc->set_map_index(m.index);

@@ -21,6 +21,10 @@
 //             runs again after jobs.fetch_failures_to_rerun reports.
 //   Records   per task and per job (history, JoSS Eqs. 9–11, INT, FP), kept
 //             in JobHistory; finished jobs update the FP table (JoSS Fig. 4).
+//   Restart   every accepted task is written to the history before its output
+//             is committed; a restarted master re-creates the jobs that were
+//             running, keeping committed reduces and the maps whose outputs
+//             re-registering workers still hold (job_recovery.cc).
 //
 // Threading: the master's one thread calls everything.
 #pragma once
@@ -57,7 +61,9 @@ struct DfsAccess {
 class JobTracker {
  public:
   // Opens the history in <master.data_dir>/history; jobs it shows running
-  // were cut off by a master restart and are marked failed.
+  // were cut off by a master restart: they are recovered once every worker
+  // registered again, or after dead_after_missed_heartbeats intervals
+  // (job_recovery.cc). Until then nothing is launched.
   static Result<std::unique_ptr<JobTracker>> Create(const ClusterConfig& config,
                                                     std::unique_ptr<sched::Scheduler> scheduler,
                                                     DfsAccess dfs);
@@ -68,6 +74,11 @@ class JobTracker {
   // Membership, from the master's registration and liveness checks.
   void WorkerUp(const std::string& worker);
   void WorkerLost(const std::string& worker);
+  // After WorkerUp, from cluster.Register: the finished map outputs the
+  // worker still holds (it lost the master, not its disk). Outputs the
+  // master wants become done maps again; outputs of jobs that are over go
+  // into reply->finished_jobs.
+  void WorkerRegistered(const pb::RegisterRequest& req, pb::RegisterReply* reply);
 
   // The job half of a heartbeat: reports in, launches out.
   void Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply);
@@ -111,9 +122,28 @@ class JobTracker {
   // Ends the job (erasing it: `job` is gone on return).
   void EndJob(ActiveJob& job, const std::string& state, const std::string& error);
 
+  // job_recovery.cc
+  // True while jobs wait to be recovered; recovers them once every worker
+  // registered or the wait is over.
+  bool MaybeRecover();
+  void Recover(pb::JobRecord record);
+  // A finished map output `node` holds becomes the map's output, if the map
+  // is pending and the output is of its latest attempt. With `notify`, the
+  // policy hears of it and the job may finish (`job` may be gone then).
+  bool AcceptHeldMap(ActiveJob& job, sched::NodeId node, const pb::TaskReport& report, bool notify);
+
   // job_records.cc
-  void RecordMap(ActiveJob& job, const pb::TaskReport& report);
-  void RecordReduce(ActiveJob& job, const pb::TaskReport& report);
+  // A task's record from its success report (the task still shows running).
+  pb::MapTaskRecord MakeMapRecord(const ActiveJob& job, const pb::TaskReport& report) const;
+  pb::ReduceTaskRecord MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& report) const;
+  // Puts the task's record into the job's record (replacing an earlier one).
+  static void KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task);
+  static void KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task);
+  // Writes the job's progress and one task's record to the history.
+  void Persist(const ActiveJob& job, const pb::MapTaskRecord* map, const pb::ReduceTaskRecord* reduce);
+  // Ends a job that was never recovered (killed while waiting, or its
+  // state could not be re-created).
+  void EndUnrecovered(pb::JobRecord record, const std::string& state, const std::string& error);
   // The record with its counters brought up to date.
   pb::JobRecord Snapshot(const ActiveJob& job) const;
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
@@ -132,6 +162,12 @@ class JobTracker {
   std::unordered_map<std::string, std::vector<pb::TaskRef>> kills_;
   std::unordered_map<std::string, std::vector<int64_t>> finished_;
   Clock::time_point started_ = Clock::now();
+  // Restart recovery: running jobs found in the history (tasks loaded),
+  // until MaybeRecover re-creates them; the map outputs each registered
+  // worker holds meanwhile; when to stop waiting for workers.
+  std::vector<pb::JobRecord> recovering_;
+  std::unordered_map<std::string, std::vector<pb::TaskReport>> held_;
+  sched::TimeMs recover_at_ = 0;
 };
 
 }  // namespace mr::master

@@ -204,6 +204,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
   jobs_->WorkerUp(w.info.id());
+  jobs_->WorkerRegistered(req, reply);
   spdlog::info("worker {} registered from {} in {}: {} blocks ({} orphans to delete)", w.info.id(),
                w.info.address(), w.info.datacenter(), known, reply->delete_blocks_size());
   return Status::OK();

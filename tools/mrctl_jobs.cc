@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -153,21 +154,59 @@ awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vecto
   co_return lines;
 }
 
-// Follows a job to its end; a progress line on a terminal.
+// Follows a job to its end; a progress line on a terminal. While the
+// master cannot be reached (it restarts, and recovers the job), asks again
+// with backoff (0.25 s doubling to 5 s) for up to kReconnectFor, saying so
+// once on stderr.
 awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
+  constexpr auto kReconnectFor = std::chrono::minutes(2);
+  constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
   const bool tty = ::isatty(2) == 1;
   const auto start = std::chrono::steady_clock::now();
+  const long long job = static_cast<long long>(id);
   pb::JobIdRequest req;
   req.set_job_id(id);
   asio::steady_timer timer(co_await asio::this_coro::executor);
+  std::optional<std::chrono::steady_clock::time_point> lost_since;
+  auto backoff = std::chrono::milliseconds(250);
   while (true) {
     pb::JobRecord r;
-    MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Status s = co_await c.CallMaster("job.Show", req, &r);
+    const auto now = std::chrono::steady_clock::now();
+    if (s.IsUnavailable() || s.IsTimedOut()) {
+      if (!lost_since) {
+        lost_since = now;
+        std::fprintf(stderr, "%smrctl: lost the master (%s); following job %lld again once it is back "
+                     "(for up to %lld s)\n", tty ? "\n" : "", s.ToString().c_str(), job,
+                     static_cast<long long>(std::chrono::seconds(kReconnectFor).count()));
+      } else if (now - *lost_since >= kReconnectFor) {
+        co_return Status::Unavailable(
+            "the master has been unreachable for " +
+            std::to_string(std::chrono::seconds(kReconnectFor).count()) + " s (" + s.ToString() +
+            "); job " + std::to_string(id) + " may still run: see `mrctl job show " +
+            std::to_string(id) + "` once the master is back");
+      }
+      timer.expires_after(backoff);
+      co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      backoff = std::min(backoff * 2, kMaxBackoff);
+      continue;
+    }
+    if (!s.ok() && s.IsNotFound() && lost_since) {
+      co_return Status::NotFound("job " + std::to_string(id) +
+                                 " is unknown to the master after it came back (was its data "
+                                 "directory replaced?): " + s.ToString());
+    }
+    MR_CO_RETURN_IF_ERROR(s);
+    if (lost_since) {
+      std::fprintf(stderr, "mrctl: the master is back; job %lld is %s\n", job, r.state().c_str());
+      lost_since.reset();
+      backoff = std::chrono::milliseconds(250);
+    }
+    const double secs = std::chrono::duration<double>(now - start).count();
     if (tty) {
-      std::fprintf(stderr, "\rjob %lld: maps %d/%d, reduces %d/%d, %.1f MB/s, %.1f s   ",
-                   static_cast<long long>(id), r.maps_done(), r.maps_total(), r.reduces_done(),
-                   r.reduces_total(), secs > 0 ? static_cast<double>(r.bytes_read()) / 1e6 / secs : 0.0, secs);
+      std::fprintf(stderr, "\rjob %lld: maps %d/%d, reduces %d/%d, %.1f MB/s, %.1f s   ", job,
+                   r.maps_done(), r.maps_total(), r.reduces_done(), r.reduces_total(),
+                   secs > 0 ? static_cast<double>(r.bytes_read()) / 1e6 / secs : 0.0, secs);
     }
     if (r.state() != "running") {
       if (tty) std::fprintf(stderr, "\n");

@@ -60,17 +60,24 @@ void TaskTracker::Unsent(const pb::HeartbeatRequest& beat) {
   }
 }
 
+void TaskTracker::ForgetJobLocked(int64_t job) {
+  over_.insert(job);
+  for (auto& t : tasks_) {
+    if (t->spec.job_id() == job) t->cancel = true;
+  }
+  for (auto it = outputs_.begin(); it != outputs_.end();) {
+    it = std::get<0>(it->first) == job ? outputs_.erase(it) : std::next(it);
+  }
+}
+
+void TaskTracker::ForgetJobs(const google::protobuf::RepeatedField<int64_t>& jobs) {
+  std::lock_guard lock(mu_);
+  for (int64_t job : jobs) ForgetJobLocked(job);
+}
+
 void TaskTracker::Apply(const pb::HeartbeatReply& reply) {
   std::lock_guard lock(mu_);
-  for (int64_t job : reply.finished_jobs()) {
-    over_.insert(job);
-    for (auto& t : tasks_) {
-      if (t->spec.job_id() == job) t->cancel = true;
-    }
-    for (auto it = outputs_.begin(); it != outputs_.end();) {
-      it = std::get<0>(it->first) == job ? outputs_.erase(it) : std::next(it);
-    }
-  }
+  for (int64_t job : reply.finished_jobs()) ForgetJobLocked(job);
   for (const pb::TaskRef& k : reply.kills()) {
     for (auto& t : tasks_) {
       const pb::TaskSpec& s = t->spec;
@@ -85,6 +92,9 @@ void TaskTracker::Apply(const pb::HeartbeatReply& reply) {
 
 // REQUIRES: mu_ held.
 void TaskTracker::Launch(const pb::TaskSpec& spec) {
+  // An older output of the same attempt number (kept across a master
+  // restart, then not wanted) gives way to the new attempt.
+  if (spec.is_map()) outputs_.erase({spec.job_id(), spec.index(), spec.attempt()});
   auto task = std::make_unique<Task>();
   task->spec = spec;
   task->dir = TaskDir(spec);
@@ -137,7 +147,7 @@ void TaskTracker::RunTask(Task* task) {
   {
     std::lock_guard lock(mu_);
     if (keep_output && !over_.count(spec.job_id())) {
-      outputs_[{spec.job_id(), spec.index(), spec.attempt()}] = task->output;
+      outputs_[{spec.job_id(), spec.index(), spec.attempt()}] = {task->output, r};
     }
     ended_.push_back(r);
     task->ended = true;
@@ -193,6 +203,26 @@ void TaskTracker::Reset() {
   fs::remove_all(root_, ec);
 }
 
+std::vector<pb::TaskReport> TaskTracker::Reconnect() {
+  std::vector<std::unique_ptr<Task>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& t : tasks_) t->cancel = true;
+    all = std::move(tasks_);
+    tasks_.clear();
+  }
+  for (auto& t : all) t->thread.join();  // a map that finished meanwhile keeps its output
+  std::vector<pb::TaskReport> held;
+  std::lock_guard lock(mu_);
+  ended_.clear();
+  for (const auto& [key, out] : outputs_) held.push_back(out.report);
+  if (!all.empty() || !held.empty()) {
+    spdlog::info("master link lost: {} running attempt(s) stopped, {} map output(s) kept", all.size(),
+                 held.size());
+  }
+  return held;
+}
+
 // ---------------------------------------------------------------- shuffle
 
 void TaskTracker::RegisterHandlers(RpcServer& server) {
@@ -213,11 +243,11 @@ awaitable<Status> TaskTracker::ServeFetch(ServerCall& call) {
                                  std::to_string(req.map_index()) + " attempt " +
                                  std::to_string(req.attempt()) + " here");
     }
-    const auto& segments = it->second.index.segments;
+    const auto& segments = it->second.output.index.segments;
     if (req.partition() < 0 || static_cast<size_t>(req.partition()) >= segments.size()) {
       co_return Status::InvalidArgument("no partition " + std::to_string(req.partition()));
     }
-    path = it->second.path;
+    path = it->second.output.path;
     segment = segments[static_cast<size_t>(req.partition())];
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

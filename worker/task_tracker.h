@@ -62,14 +62,28 @@ class TaskTracker {
   void Fill(pb::HeartbeatRequest* beat);
   void Unsent(const pb::HeartbeatRequest& beat);
   void Apply(const pb::HeartbeatReply& reply);
-  // The master registered us afresh and forgot our tasks and map outputs:
-  // stop everything and start clean.
+  // Stops every task, forgets every output and deletes the task files (the
+  // destructor calls it).
   void Reset();
+  // Called before every cluster.Register. The master link broke (the master
+  // restarted, or gave up on this worker): running attempts are stopped and
+  // undelivered reports dropped (the master runs those tasks again), but
+  // finished maps' outputs are kept and returned, as their SUCCEEDED
+  // reports, for the registration to offer the master.
+  std::vector<pb::TaskReport> Reconnect();
+  // Deletes the map outputs of jobs that are over (once their tasks end).
+  void ForgetJobs(const google::protobuf::RepeatedField<int64_t>& jobs);
 
  private:
   struct MapOutput {
     std::string path;
     MapOutputIndex index;
+  };
+  // A finished map's output served here, with its SUCCEEDED report
+  // (Reconnect offers it to a new master).
+  struct HeldOutput {
+    MapOutput output;
+    pb::TaskReport report;
   };
   struct Task {
     pb::TaskSpec spec;
@@ -86,6 +100,8 @@ class TaskTracker {
   using OutputKey = std::tuple<int64_t, int32_t, int32_t>;  // job, map, attempt
 
   void Launch(const pb::TaskSpec& spec);
+  // REQUIRES: mu_ held.
+  void ForgetJobLocked(int64_t job);
   void RunTask(Task* task);
   // The bodies (task_bodies.cc). Both fill task->report.
   Status RunMap(Task& task);
@@ -105,7 +121,7 @@ class TaskTracker {
   std::mutex mu_;
   std::vector<std::unique_ptr<Task>> tasks_;        // running, or ended and not yet reaped
   std::vector<pb::TaskReport> ended_;               // reports not yet delivered
-  std::map<OutputKey, MapOutput> outputs_;          // finished maps' outputs served here
+  std::map<OutputKey, HeldOutput> outputs_;         // finished maps' outputs served here
   std::set<int64_t> over_;                          // jobs whose files go once their tasks end
 };
 

@@ -148,9 +148,11 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
   }
   reg.set_used_bytes(store_->used_bytes());
   pb::RegisterReply registered;
-  // The master forgets a registering worker's tasks: so do we.
-  tasks_->Reset();
+  // Running attempts stop (the master runs them again); finished maps'
+  // outputs are offered to the master, which may take them back.
+  for (pb::TaskReport& held : tasks_->Reconnect()) *reg.add_held_map_outputs() = std::move(held);
   MR_CO_RETURN_IF_ERROR(co_await master.Call("cluster.Register", reg, &registered));
+  tasks_->ForgetJobs(registered.finished_jobs());
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
                config_.master.address.ToString(), reg.blocks_size(),
