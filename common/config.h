@@ -158,6 +158,11 @@ struct JobOptions {
   // map runs again (it also runs again as soon as its worker is declared
   // dead). Default: 3.
   int fetch_failures_to_rerun = 3;
+  // After a restart, the longest the master waits for every worker to
+  // register again before it recovers the jobs that were running (it
+  // recovers as soon as all did; nothing is launched meanwhile).
+  // Default: 10000.
+  int recovery_wait_ms = 10000;
 };
 
 // [log]
