@@ -179,6 +179,11 @@ struct JobOptions {
   // before it fails; the job then fails naming the block and file if the
   // block still has no live replica. Default: 180000 ms.
   int64_t block_wait_ms = 180000;
+  // After a restart, the longest the master waits for every worker to
+  // register again before it recovers the jobs that were running (it
+  // recovers as soon as all did; nothing is launched meanwhile).
+  // Default: 10000.
+  int recovery_wait_ms = 10000;
 };
 
 // [log]

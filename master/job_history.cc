@@ -80,10 +80,10 @@ Result<int64_t> JobHistory::NextJobId() {
   return id;
 }
 
-Status JobHistory::Commit(rocksdb::WriteBatch& batch) {
-  rocksdb::WriteOptions sync;
-  sync.sync = true;
-  rocksdb::Status s = db_->Write(sync, &batch);
+Status JobHistory::Commit(rocksdb::WriteBatch& batch, bool sync) {
+  rocksdb::WriteOptions options;
+  options.sync = sync;
+  rocksdb::Status s = db_->Write(options, &batch);
   if (!s.ok()) return Status::IOError("job history: " + s.ToString());
   return Status::OK();
 }
@@ -101,7 +101,7 @@ Status JobHistory::Put(const pb::JobRecord& record) {
 }
 
 Status JobHistory::PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
-                               const pb::ReduceTaskRecord* reduce) {
+                               const pb::ReduceTaskRecord* reduce, bool sync) {
   pb::JobRecord header = record;
   header.clear_maps();
   header.clear_reduces();
@@ -111,7 +111,7 @@ Status JobHistory::PutProgress(const pb::JobRecord& record, const pb::MapTaskRec
   if (reduce != nullptr) {
     batch.Put(TaskKey(record.id(), false, reduce->index()), reduce->SerializeAsString());
   }
-  return Commit(batch);
+  return Commit(batch, sync);
 }
 
 void JobHistory::LoadTasks(pb::JobRecord* record) const {

@@ -9,8 +9,8 @@
 //                                      → pb::MapTaskRecord (ReduceTaskRecord)
 //     a running job's finished tasks, for restart recovery; folded into the
 //     job's record and deleted, in one batch, when the job ends
-// Every write is synced: a job's record survives a crash of the master as
-// soon as the call returns.
+// Every write but an unsynced PutProgress is synced: a job's record
+// survives a crash of the master as soon as the call returns.
 //
 // Not thread-safe: the master calls it from its one thread.
 #pragma once
@@ -44,9 +44,11 @@ class JobHistory {
   Status Put(const pb::JobRecord& record);
   // A running job's progress, called by the JobTracker when it accepts a
   // task's success: the record (its tasks left out) and the one task's
-  // record, in one synced batch. `map` or `reduce` is null.
+  // record, in one batch. `map` or `reduce` is null. Without `sync` the
+  // batch survives a crash of the process but maybe not of the machine
+  // (the JobTracker uses that for maps whose output stays on a worker).
   Status PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
-                     const pb::ReduceTaskRecord* reduce);
+                     const pb::ReduceTaskRecord* reduce, bool sync);
   // Adds the task records PutProgress wrote for `record`'s job to it (the
   // JobTracker's restart recovery calls it for every job still running).
   void LoadTasks(pb::JobRecord* record) const;
@@ -64,7 +66,7 @@ class JobHistory {
  private:
   JobHistory() = default;
   Status Write(const std::string& key, const std::string& value);
-  Status Commit(rocksdb::WriteBatch& batch);
+  Status Commit(rocksdb::WriteBatch& batch, bool sync = true);
 
   std::unique_ptr<rocksdb::DB> db_;
   int64_t next_id_ = 1;

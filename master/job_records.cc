@@ -331,10 +331,15 @@ void JobTracker::KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task) {
 }
 
 // A failed write costs only exactness after a restart (the task would run
-// again then), so the job goes on.
+// again then), so the job goes on. A record that precedes a commit (a
+// reduce, a map-only map) is synced; a map whose output stays on its worker
+// is not (an fsync per map would slow the master's thread; the record
+// survives a crash of the master's process, and if the machine loses it the
+// map only runs again).
 void JobTracker::Persist(const ActiveJob& job, const pb::MapTaskRecord* map,
                          const pb::ReduceTaskRecord* reduce) {
-  if (Status s = history_->PutProgress(Snapshot(job), map, reduce); !s.ok()) {
+  const bool sync = map == nullptr || job.record.spec().reducers() == 0;
+  if (Status s = history_->PutProgress(Snapshot(job), map, reduce, sync); !s.ok()) {
     spdlog::error("job {}: cannot record its progress: {}", job.record.id(), s.ToString());
   }
 }

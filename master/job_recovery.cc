@@ -14,8 +14,7 @@
 // register again, and they run again here.
 //
 // Recovery waits until every worker registered again, or for
-// dead_after_missed_heartbeats intervals (after which a silent worker would
-// be declared dead anyway), so that replicas and held outputs are known;
+// jobs.recovery_wait_ms, so that replicas and held outputs are known;
 // nothing is launched meanwhile. Then each job is re-created under its id:
 //   reduce i  done iff part-<i> is in the temporary directory (its record was
 //             written before the rename);

@@ -83,8 +83,7 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
     t->recovering_.push_back(std::move(r));
   }
   if (!t->recovering_.empty()) {
-    t->recover_at_ = static_cast<sched::TimeMs>(config.cluster.dead_after_missed_heartbeats) *
-                     config.cluster.heartbeat_interval_ms;
+    t->recover_at_ = config.jobs.recovery_wait_ms;
     spdlog::info("{} job(s) were running when the master stopped: recovering them once the "
                  "workers registered again (at most {} ms)",
                  t->recovering_.size(), t->recover_at_);

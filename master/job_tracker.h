@@ -62,8 +62,8 @@ class JobTracker {
  public:
   // Opens the history in <master.data_dir>/history; jobs it shows running
   // were cut off by a master restart: they are recovered once every worker
-  // registered again, or after dead_after_missed_heartbeats intervals
-  // (job_recovery.cc). Until then nothing is launched.
+  // registered again, or after jobs.recovery_wait_ms (job_recovery.cc).
+  // Until then nothing is launched.
   static Result<std::unique_ptr<JobTracker>> Create(const ClusterConfig& config,
                                                     std::unique_ptr<sched::Scheduler> scheduler,
                                                     DfsAccess dfs);
