@@ -69,8 +69,8 @@ struct ClusterOptions {
   // is closed as soon as it is accepted. Default: 64.
   int max_unauthenticated_connections = 64;
   // Most unauthenticated connections a server holds from one source address.
-  // Default: 16. At most max_unauthenticated_connections.
-  int max_unauthenticated_per_address = 16;
+  // Default: 32. At most max_unauthenticated_connections.
+  int max_unauthenticated_per_address = 32;
 };
 
 // [master]

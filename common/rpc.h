@@ -66,7 +66,7 @@ struct RpcOptions {
   // wait in the handshake, in all and from one source address.
   int handshake_timeout_ms = 5000;
   int max_unauthenticated_connections = 64;
-  int max_unauthenticated_per_address = 16;
+  int max_unauthenticated_per_address = 32;
 
   static RpcOptions FromConfig(const ClusterConfig& config, std::string peer_name);
 };
