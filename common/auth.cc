@@ -46,4 +46,33 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+Status CheckHello(const pb::Hello& hello) {
+  if (hello.protocol_version() != kProtocolVersion || hello.server_nonce().size() != kNonceBytes) {
+    return Status::ProtocolError("unsupported handshake (protocol version " +
+                                 std::to_string(hello.protocol_version()) + ")");
+  }
+  return Status::OK();
+}
+
+Status CheckAuthProof(std::string_view secret, std::string_view server_nonce,
+                      const pb::AuthProof& proof) {
+  if (proof.client_nonce().size() != kNonceBytes) {
+    return Status::ProtocolError("handshake: client nonce of " +
+                                 std::to_string(proof.client_nonce().size()) + " bytes");
+  }
+  if (!ConstantTimeEquals(proof.client_mac(),
+                          ClientMac(secret, server_nonce, proof.client_nonce()))) {
+    return Status::PermissionDenied("authentication failed: wrong cluster secret");
+  }
+  return Status::OK();
+}
+
+Status CheckAuthOk(std::string_view secret, std::string_view client_nonce,
+                   std::string_view server_nonce, const pb::AuthOk& ok) {
+  if (!ConstantTimeEquals(ok.server_mac(), ServerMac(secret, client_nonce, server_nonce))) {
+    return Status::PermissionDenied("server does not know the cluster secret");
+  }
+  return Status::OK();
+}
+
 }  // namespace mr

@@ -189,7 +189,9 @@ class TableReader {
 Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(
       t.CheckKeys({"name", "secret", "secret_env", "heartbeat_interval_ms",
-                   "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes"}));
+                   "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes",
+                   "handshake_timeout_ms", "max_unauthenticated_connections",
+                   "max_unauthenticated_per_address"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name));
   MR_RETURN_IF_ERROR(t.String("secret", &o->secret));
   MR_RETURN_IF_ERROR(t.String("secret_env", &o->secret_env));
@@ -199,6 +201,12 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(t.Int("rpc_timeout_ms", 100, kIntMax, &o->rpc_timeout_ms));
   // The lower bound depends on dfs.transfer_chunk_bytes; Validate() checks it.
   MR_RETURN_IF_ERROR(t.Int("max_frame_bytes", 1, kInt64Max, &o->max_frame_bytes));
+  // max_unauthenticated_per_address ≤ max_unauthenticated_connections: Validate().
+  MR_RETURN_IF_ERROR(t.Int("handshake_timeout_ms", 100, kIntMax, &o->handshake_timeout_ms));
+  MR_RETURN_IF_ERROR(t.Int("max_unauthenticated_connections", 1, kIntMax,
+                           &o->max_unauthenticated_connections));
+  MR_RETURN_IF_ERROR(t.Int("max_unauthenticated_per_address", 1, kIntMax,
+                           &o->max_unauthenticated_per_address));
   return Status::OK();
 }
 
@@ -374,6 +382,12 @@ Status Validate(const ClusterConfig& c) {
     return Invalid("'cluster.heartbeat_interval_ms' must be at most half of 'cluster.rpc_timeout_ms' (got " +
                    std::to_string(c.cluster.heartbeat_interval_ms) + " and " +
                    std::to_string(c.cluster.rpc_timeout_ms) + ")");
+  }
+  if (c.cluster.max_unauthenticated_per_address > c.cluster.max_unauthenticated_connections) {
+    return Invalid("'cluster.max_unauthenticated_per_address' must be at most "
+                   "'cluster.max_unauthenticated_connections' (got " +
+                   std::to_string(c.cluster.max_unauthenticated_per_address) + " and " +
+                   std::to_string(c.cluster.max_unauthenticated_connections) + ")");
   }
   return Status::OK();
 }

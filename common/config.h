@@ -61,6 +61,16 @@ struct ClusterOptions {
   // the connection. Default: 4 MiB. Must be at least
   // 2 × dfs.transfer_chunk_bytes + 64 KiB.
   int64_t max_frame_bytes = 4 << 20;
+  // How long a server gives a new connection to complete the handshake
+  // (Hello, AuthProof, AuthOk) before closing it; a larger rpc_timeout_ms
+  // does not extend it, a smaller one shortens it. Default: 5000 ms.
+  int handshake_timeout_ms = 5000;
+  // Most connections a server holds that have not authenticated yet; one more
+  // is closed as soon as it is accepted. Default: 64.
+  int max_unauthenticated_connections = 64;
+  // Most unauthenticated connections a server holds from one source address.
+  // Default: 32. At most max_unauthenticated_connections.
+  int max_unauthenticated_per_address = 32;
 };
 
 // [master]

@@ -1,17 +1,46 @@
-// Logging set-up for the binaries: one log file per process (spdlog), and
-// warnings and errors also on stderr.
+// Logging set-up for the binaries: one log file per process (spdlog). With a
+// log file every line goes there only; without one, to stderr. A daemon that
+// cannot start prints its one-line reason to stderr itself (see main.cc).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "common/status.h"
 
 namespace mr {
 
-// Routes spdlog's default logger to `file` (created with its directory; empty
-// = stderr only) at `level` ("trace" … "error"). InvalidArgument for an
-// unknown level, IOError when the file cannot be opened.
+// Routes spdlog's default logger to `file` (created with its directory, mode
+// 0600; empty = stderr) at `level` ("trace" … "error"). Called once by each
+// binary's main before anything logs. InvalidArgument for an unknown level,
+// IOError when the file cannot be opened.
 Status InitLogging(const std::string& process_name, const std::string& file,
                    const std::string& level);
+
+// Lets one log line through per interval for an event that can repeat
+// thousands of times a second (a refused connection, a failing accept()),
+// and counts the events it held back, so the next line can say how many
+// there were. Thread-safe.
+//
+//   if (int64_t n = throttle.Tick(); n > 0) spdlog::warn("... ({} times)", n);
+class LogThrottle {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit LogThrottle(std::chrono::milliseconds interval) : interval_(interval) {}
+
+  // Counts one event at `now`. Returns 0 when no line is due, else the number
+  // of events the due line stands for: this one plus those held back since
+  // the last line. The first event always gets a line.
+  int64_t Tick(Clock::time_point now = Clock::now());
+
+ private:
+  const std::chrono::milliseconds interval_;
+  std::mutex mu_;
+  bool logged_once_ = false;
+  Clock::time_point last_line_{};
+  int64_t held_ = 0;
+};
 
 }  // namespace mr

@@ -1,6 +1,11 @@
 #include "common/process.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -8,6 +13,17 @@
 #include <spdlog/spdlog.h>
 
 namespace mr {
+
+Status PreparePrivateDataDir(const std::string& data_dir) {
+  ::umask(077);
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);  // 0700 under the umask
+  if (ec) return Status::IOError("cannot create '" + data_dir + "': " + ec.message());
+  if (::chmod(data_dir.c_str(), 0700) != 0) {
+    return Status::IOError("cannot make '" + data_dir + "' private: " + std::strerror(errno));
+  }
+  return Status::OK();
+}
 
 void RunUntilSignal(boost::asio::io_context& io, int threads, std::function<void()> stop) {
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -3,10 +3,21 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <boost/asio/io_context.hpp>
 
+#include "common/status.h"
+
 namespace mr {
+
+// Makes everything the daemon creates from here on private to its user:
+// sets the umask to 077 (files 0600, directories 0700: RocksDB, block files,
+// map outputs, logs), creates `data_dir` with its missing parents as 0700,
+// and takes group and other permissions off `data_dir` itself (an older
+// version made it 0755). Called by mr-master's and mr-worker's main before
+// logging starts. IOError when the directory cannot be created or changed.
+Status PreparePrivateDataDir(const std::string& data_dir);
 
 // Runs `io` on `threads` threads (this one included) until SIGINT or
 // SIGTERM arrives; then calls `stop` on an io thread, stops `io`, and returns

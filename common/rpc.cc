@@ -1,5 +1,6 @@
 #include "common/rpc.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -32,6 +33,9 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
   o.max_frame_bytes = config.cluster.max_frame_bytes;
   o.secret = config.ResolvedSecret();
   o.peer_name = std::move(peer_name);
+  o.handshake_timeout_ms = config.cluster.handshake_timeout_ms;
+  o.max_unauthenticated_connections = config.cluster.max_unauthenticated_connections;
+  o.max_unauthenticated_per_address = config.cluster.max_unauthenticated_per_address;
   return o;
 }
 
@@ -63,10 +67,16 @@ void Connection::Close() {
 // Races one socket operation (an awaitable of (error_code, bytes)) against
 // the connection's deadline. A timeout or an error closes the connection:
 // after a partial read or write the stream cannot be resumed.
+Connection::Clock::time_point Connection::Deadline() const {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
+  return authenticated_ ? deadline : std::min(deadline, handshake_deadline_);
+}
+
 template <typename Operation>
-awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::string_view what) {
+awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::string_view what,
+                                                   Clock::time_point deadline) {
   if (!socket_.is_open()) co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
-  asio::steady_timer timer(socket_.get_executor(), std::chrono::milliseconds(options_.timeout_ms));
+  asio::steady_timer timer(socket_.get_executor(), deadline);
   auto result = co_await (std::move(operation) || timer.async_wait(kTuple));
   if (result.index() == 1) {
     Close();
@@ -86,17 +96,33 @@ awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::str
 
 template <typename Buffers>
 awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
-  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to");
+  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
   if (!n.ok()) co_return n.status();
   bytes_sent_ += static_cast<int64_t>(*n);
   co_return Status::OK();
 }
 
 template <typename Buffers>
-awaitable<Status> Connection::ReadAll(const Buffers& buffers) {
-  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from");
+awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline) {
+  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
   if (!n.ok()) co_return n.status();
   bytes_received_ += static_cast<int64_t>(*n);
+  co_return Status::OK();
+}
+
+awaitable<Status> Connection::ReadGrowing(std::string* out, size_t n, Clock::time_point deadline) {
+  if (out->capacity() >= n) {
+    // The buffer is already this large (reused across frames): no new memory.
+    out->resize(n);
+    co_return co_await ReadAll(asio::buffer(*out), deadline);
+  }
+  out->clear();
+  while (out->size() < n) {
+    const size_t done = out->size();
+    const size_t piece = std::min(n - done, kReadPieceBytes);
+    out->resize(done + piece);
+    MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(out->data() + done, piece), deadline));
+  }
   co_return Status::OK();
 }
 
@@ -123,16 +149,18 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
 
 awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
   char prefix_bytes[kFramePrefixBytes];
-  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes)));
-  auto prefix = DecodeFramePrefix(prefix_bytes, options_.max_frame_bytes);
+  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes), Deadline()));
+  auto prefix = DecodeFramePrefix(prefix_bytes, authenticated_ ? options_.max_frame_bytes
+                                                               : kMaxHandshakeFrameBytes);
   if (!prefix.ok()) {
     Close();
-    co_return prefix.status().WithContext("from " + remote_endpoint_);
+    co_return prefix.status().WithContext(
+        (authenticated_ ? "from " : "before authentication, from ") + remote_endpoint_);
   }
-  header_in_.resize(prefix->header_len);  // reused: no allocation per frame
-  data->resize(prefix->data_len);
-  std::array<asio::mutable_buffer, 2> buffers{asio::buffer(header_in_), asio::buffer(*data)};
-  MR_CO_RETURN_IF_ERROR(co_await ReadAll(buffers));
+  // One deadline for the rest of the frame, however many pieces it comes in.
+  const Clock::time_point deadline = Deadline();
+  MR_CO_RETURN_IF_ERROR(co_await ReadGrowing(&header_in_, prefix->header_len, deadline));
+  MR_CO_RETURN_IF_ERROR(co_await ReadGrowing(data, prefix->data_len, deadline));
   if (!header->ParseFromString(header_in_)) {
     Close();
     co_return Status::ProtocolError("malformed frame header from " + remote_endpoint_);
@@ -188,14 +216,15 @@ awaitable<Status> Connection::AuthenticateAsClient() {
   pb::Hello hello;
   Status s = co_await ReceiveReply(&hello);
   if (!s.ok()) co_return s.WithContext("handshake with " + remote_endpoint_);
-  if (hello.protocol_version() != kProtocolVersion || hello.server_nonce().size() != kNonceBytes) {
+  s = CheckHello(hello);
+  if (!s.ok()) {
     Close();
-    co_return Status::ProtocolError("unsupported handshake from " + remote_endpoint_);
+    co_return s.WithContext("from " + remote_endpoint_);
   }
   pb::AuthProof proof;
   proof.set_client_nonce(RandomBytes(kNonceBytes));
   proof.set_client_mac(ClientMac(options_.secret, hello.server_nonce(), proof.client_nonce()));
-  proof.set_peer_name(options_.peer_name);
+  proof.set_peer_name(options_.peer_name.substr(0, kMaxPeerNameBytes));
   MR_CO_RETURN_IF_ERROR(co_await SendReply(proof));
   pb::AuthOk ok;
   s = co_await ReceiveReply(&ok);
@@ -203,33 +232,38 @@ awaitable<Status> Connection::AuthenticateAsClient() {
     Close();
     co_return s.WithContext("handshake with " + remote_endpoint_);
   }
-  if (!ConstantTimeEquals(ok.server_mac(),
-                          ServerMac(options_.secret, proof.client_nonce(), hello.server_nonce()))) {
+  s = CheckAuthOk(options_.secret, proof.client_nonce(), hello.server_nonce(), ok);
+  if (!s.ok()) {
     Close();
     co_return Status::PermissionDenied("server " + remote_endpoint_ +
                                        " does not know the cluster secret");
   }
+  authenticated_ = true;
   co_return Status::OK();
 }
 
 awaitable<Status> Connection::AuthenticateAsServer() {
+  if (options_.handshake_timeout_ms > 0) {
+    handshake_deadline_ = Clock::now() + std::chrono::milliseconds(options_.handshake_timeout_ms);
+  }
   pb::Hello hello;
   hello.set_protocol_version(kProtocolVersion);
   hello.set_server_nonce(RandomBytes(kNonceBytes));
   MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
   pb::AuthProof proof;
   MR_CO_RETURN_IF_ERROR(co_await ReceiveReply(&proof));
-  peer_name_ = proof.peer_name().substr(0, 64);
-  if (!ConstantTimeEquals(proof.client_mac(), ClientMac(options_.secret, hello.server_nonce(),
-                                                        proof.client_nonce()))) {
-    Status denied = Status::PermissionDenied("authentication failed: wrong cluster secret");
-    co_await SendError(denied);
+  peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
+  const Status checked = CheckAuthProof(options_.secret, hello.server_nonce(), proof);
+  if (!checked.ok()) {
+    co_await SendError(checked);
     Close();
-    co_return denied;
+    co_return checked;
   }
   pb::AuthOk ok;
   ok.set_server_mac(ServerMac(options_.secret, proof.client_nonce(), hello.server_nonce()));
-  co_return co_await SendReply(ok);
+  MR_CO_RETURN_IF_ERROR(co_await SendReply(ok));
+  authenticated_ = true;
+  co_return Status::OK();
 }
 
 awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
@@ -264,7 +298,7 @@ awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
 
 RpcServer::RpcServer(asio::any_io_executor executor, RpcOptions options, std::string name)
     : executor_(executor), options_(std::move(options)), name_(std::move(name)),
-      acceptor_(executor) {}
+      acceptor_(executor), backoff_timer_(executor) {}
 
 RpcServer::~RpcServer() = default;
 
@@ -301,6 +335,7 @@ void RpcServer::Stop() {
   asio::post(executor_, [this] {
     boost::system::error_code ec;
     acceptor_.close(ec);
+    backoff_timer_.cancel();
     std::lock_guard lock(mu_);
     for (auto& [raw, weak] : open_) {
       if (auto conn = weak.lock()) conn->Close();
@@ -309,28 +344,88 @@ void RpcServer::Stop() {
 }
 
 awaitable<void> RpcServer::AcceptLoop() {
+  constexpr auto kMinBackoff = std::chrono::milliseconds(100);
+  constexpr auto kMaxBackoff = std::chrono::milliseconds(1000);
+  auto backoff = kMinBackoff;
   while (!stopped_) {
     auto [ec, socket] = co_await acceptor_.async_accept(kTuple);
     if (ec) {
       if (ec == asio::error::operation_aborted || stopped_) break;
-      spdlog::warn("{}: accept failed: {}", name_, ec.message());
+      ++accept_errors_;
+      if (const int64_t n = accept_log_.Tick(); n > 0) {
+        spdlog::warn("{}: accept failed ({} failures since the last report): {}; retrying after "
+                     "{} ms, up to {} ms apart",
+                     name_, n, ec.message(), backoff.count(), kMaxBackoff.count());
+      }
+      // A peer that reset before accept() ends only its own connection;
+      // anything else (EMFILE, ENFILE, ENOBUFS, ...) fails again at once, so
+      // wait, or the loop spins. Established connections are served meanwhile.
+      if (ec == asio::error::connection_aborted) continue;
+      backoff_timer_.expires_after(backoff);
+      co_await backoff_timer_.async_wait(kTuple);
+      backoff = std::min(backoff * 2, kMaxBackoff);
       continue;
     }
+    backoff = kMinBackoff;
+    boost::system::error_code rec;
+    const auto remote = socket.remote_endpoint(rec);
+    if (rec) continue;  // already gone; the socket closes here
+    const std::string address = remote.address().to_string();
+    const std::string endpoint = address + ":" + std::to_string(remote.port());
+    if (!AdmitUnauthenticated(address, endpoint)) continue;  // closes the socket
     auto conn = std::make_shared<Connection>(std::move(socket), options_);
     {
       std::lock_guard lock(mu_);
       open_[conn.get()] = conn;
     }
-    asio::co_spawn(executor_, Serve(conn), asio::detached);
+    asio::co_spawn(executor_, Serve(conn, address), asio::detached);
   }
 }
 
-awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn) {
+bool RpcServer::AdmitUnauthenticated(const std::string& address, const std::string& endpoint) {
+  std::string why;
+  {
+    std::lock_guard lock(mu_);
+    int& from_address = unauthenticated_by_address_[address];
+    if (unauthenticated_ >= options_.max_unauthenticated_connections) {
+      why = std::to_string(unauthenticated_.load()) +
+            " connections are in the handshake already (max_unauthenticated_connections)";
+    } else if (from_address >= options_.max_unauthenticated_per_address) {
+      why = std::to_string(from_address) + " connections from " + address +
+            " are in the handshake already (max_unauthenticated_per_address)";
+    } else {
+      ++from_address;
+      ++unauthenticated_;
+      return true;
+    }
+    if (from_address == 0) unauthenticated_by_address_.erase(address);
+  }
+  ++refused_;
+  if (const int64_t n = refused_log_.Tick(); n > 0) {
+    spdlog::warn("{}: refused connection from {}: {} ({} refused since the last report)", name_,
+                 endpoint, why, n);
+  }
+  return false;
+}
+
+void RpcServer::ReleaseUnauthenticated(const std::string& address) {
+  std::lock_guard lock(mu_);
+  auto it = unauthenticated_by_address_.find(address);
+  if (it != unauthenticated_by_address_.end() && --it->second <= 0) {
+    unauthenticated_by_address_.erase(it);
+  }
+  --unauthenticated_;
+}
+
+awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string address) {
   Status auth = co_await conn->AuthenticateAsServer();
+  ReleaseUnauthenticated(address);
   if (!auth.ok()) {
     ++rejected_;
-    spdlog::warn("{}: rejected connection from {}: {}", name_, conn->remote_endpoint(),
-                 auth.ToString());
+    if (const int64_t n = rejected_log_.Tick(); n > 0) {
+      spdlog::warn("{}: rejected connection from {}: {} ({} rejected since the last report)",
+                   name_, conn->remote_endpoint(), auth.ToString(), n);
+    }
   }
   pb::Frame request;
   std::string data;

@@ -3,13 +3,23 @@
 // Start here for networking. A Connection owns one authenticated socket and
 // moves whole frames (see frame.h); every read, write, connect and resolve
 // races a deadline of `RpcOptions::timeout_ms`, and a connection whose
-// deadline expires or that sees a malformed frame is closed. Calls on one
+// deadline expires or that sees a malformed frame is closed. Until the
+// handshake has succeeded a connection accepts only frames of at most
+// kMaxHandshakeFrameBytes (auth.h), and a server gives the peer
+// handshake_timeout_ms to finish it. A frame's bytes are read in pieces of at
+// most kReadPieceBytes, the buffer growing as they arrive, so a prefix alone
+// never makes the receiver allocate the size it announces. Calls on one
 // connection are strictly sequential: request, reply (or request, reply,
 // stream of frames) — there is no multiplexing, so one connection serves one
 // caller at a time.
 //
 // RpcServer accepts connections, runs the handshake, and dispatches each
-// request frame to the handler registered for its method. A handler either
+// request frame to the handler registered for its method. It holds at most
+// max_unauthenticated_connections peers in the handshake (at most
+// max_unauthenticated_per_address from one address) and closes others at
+// accept; when accept() fails (out of descriptors) it waits 100 ms, doubling
+// to 1 s, before trying again. Refusals and failures are logged once per
+// 10 s with a count. A handler either
 // returns a Status (the server replies with it) or streams frames itself.
 //
 // Thread-safety: a Connection is used by one coroutine at a time. RpcServer's
@@ -23,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -31,6 +42,7 @@
 #include <google/protobuf/message_lite.h>
 
 #include "common/config.h"
+#include "common/log.h"
 #include "common/status.h"
 #include "proto/rpc.pb.h"
 
@@ -40,11 +52,21 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using asio::ip::tcp;
 
+// The most bytes a Connection reads into a frame's buffer before they have
+// arrived.
+inline constexpr size_t kReadPieceBytes = 256 << 10;
+
 struct RpcOptions {
   int timeout_ms = 30000;
   int64_t max_frame_bytes = 4 << 20;
   std::string secret;
   std::string peer_name;   // how this side names itself in the handshake
+  // Servers only (see the [cluster] keys of the same names in config.h): the
+  // time a new connection gets to authenticate, and how many connections may
+  // wait in the handshake, in all and from one source address.
+  int handshake_timeout_ms = 5000;
+  int max_unauthenticated_connections = 64;
+  int max_unauthenticated_per_address = 32;
 
   static RpcOptions FromConfig(const ClusterConfig& config, std::string peer_name);
 };
@@ -80,8 +102,12 @@ class Connection {
 
   // Client side of the handshake (see auth.h). Closes on failure.
   awaitable<Status> AuthenticateAsClient();
-  // Server side of the handshake. Closes on failure.
+  // Server side of the handshake, under handshake_timeout_ms from this call.
+  // Closes on failure.
   awaitable<Status> AuthenticateAsServer();
+  // True after either side's handshake has succeeded; from then on frames up
+  // to max_frame_bytes are accepted.
+  bool authenticated() const { return authenticated_; }
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
@@ -99,18 +125,28 @@ class Connection {
   tcp::socket& socket() { return socket_; }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  // When a wait starting now must end: timeout_ms from now, and no later than
+  // the handshake deadline while unauthenticated.
+  Clock::time_point Deadline() const;
   template <typename Operation>
-  awaitable<Result<size_t>> WithDeadline(Operation operation, std::string_view what);
+  awaitable<Result<size_t>> WithDeadline(Operation operation, std::string_view what,
+                                         Clock::time_point deadline);
   template <typename Buffers>
   awaitable<Status> WriteAll(const Buffers& buffers);
   template <typename Buffers>
-  awaitable<Status> ReadAll(const Buffers& buffers);
+  awaitable<Status> ReadAll(const Buffers& buffers, Clock::time_point deadline);
+  // Reads `n` bytes into `out`, growing it by at most kReadPieceBytes ahead
+  // of the bytes that have arrived.
+  awaitable<Status> ReadGrowing(std::string* out, size_t n, Clock::time_point deadline);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
 
   tcp::socket socket_;
   RpcOptions options_;
   std::string remote_endpoint_;
   std::string peer_name_;
+  bool authenticated_ = false;
+  Clock::time_point handshake_deadline_ = Clock::time_point::max();
   std::chrono::steady_clock::time_point last_used_ = std::chrono::steady_clock::now();
   int64_t bytes_sent_ = 0;
   int64_t bytes_received_ = 0;
@@ -169,11 +205,24 @@ class RpcServer {
   // Stops accepting and closes every open connection.
   void Stop();
 
+  // Connections that failed the handshake (wrong secret, bad or oversized
+  // frame, handshake timeout).
   int64_t rejected_connections() const { return rejected_; }
+  // Connections closed at accept because a cap on unauthenticated connections
+  // was reached.
+  int64_t refused_connections() const { return refused_; }
+  // Failed accept() calls (EMFILE and the like).
+  int64_t accept_errors() const { return accept_errors_; }
+  // Connections open now that have not authenticated yet.
+  int unauthenticated_connections() const { return unauthenticated_; }
 
  private:
   awaitable<void> AcceptLoop();
-  awaitable<void> Serve(std::shared_ptr<Connection> conn);
+  // Takes a handshake slot for a peer at `address` (no port), or logs
+  // (throttled) why not and returns false. REQUIRES: mu_ not held.
+  bool AdmitUnauthenticated(const std::string& address, const std::string& endpoint);
+  void ReleaseUnauthenticated(const std::string& address);
+  awaitable<void> Serve(std::shared_ptr<Connection> conn, std::string address);
 
   asio::any_io_executor executor_;
   RpcOptions options_;
@@ -184,6 +233,14 @@ class RpcServer {
   std::mutex mu_;
   std::unordered_map<Connection*, std::weak_ptr<Connection>> open_;
   std::atomic<int64_t> rejected_{0};
+  std::atomic<int64_t> refused_{0};
+  std::atomic<int64_t> accept_errors_{0};
+  std::atomic<int> unauthenticated_{0};
+  std::unordered_map<std::string, int> unauthenticated_by_address_;  // guarded by mu_
+  asio::steady_timer backoff_timer_;
+  LogThrottle refused_log_{std::chrono::seconds(10)};
+  LogThrottle rejected_log_{std::chrono::seconds(10)};
+  LogThrottle accept_log_{std::chrono::seconds(10)};
   std::atomic<bool> stopped_{false};
 };
 

@@ -9,12 +9,15 @@
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
 #   deploy/local-cluster.sh status [--dir DIR]
 #
-# State lives in DIR (default: <checkout>/.mr, or $MR_CLUSTER_DIR): the
-# cluster file cluster.toml (with a fresh random secret, mode 600), data/,
+# State lives in DIR (default: <checkout>/.mr, or $MR_CLUSTER_DIR), private
+# to the user (umask 077): cluster.toml (with a fresh random secret), data/,
 # logs/ and pids/. `mrctl` run anywhere in the checkout finds DIR/cluster.toml
 # when DIR is the default. `down` and `kill` signal only the PIDs this script
 # recorded.
 set -euo pipefail
+# Everything the cluster writes (cluster file, data, logs) is private to the
+# user: the data is readable without the secret otherwise (docs/dfs.md).
+umask 077
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
@@ -68,6 +71,8 @@ alive() { [[ -f "$DIR/pids/$1.pid" ]] && ours "$(cat "$DIR/pids/$1.pid")"; }
 start_one() {  # start_one NAME
   local n="$1"
   alive "$n" && return 0
+  # The daemon logs to logs/NAME.log; logs/NAME.out keeps its stderr, which
+  # holds only the one line of a failed start-up (or a crash's last words).
   if [[ "$n" == master ]]; then
     "$BUILD/master/mr-master" --config "$DIR/cluster.toml" --log-file "$DIR/logs/master.log" \
       >>"$DIR/logs/master.out" 2>&1 &
@@ -133,7 +138,6 @@ case "$cmd" in
     : >"$DIR/.ports"
     secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     master_port="$(free_port)"
-    umask 077
     {
       echo "# Written by deploy/local-cluster.sh up (replaced by the next up)."
       echo "[cluster]"
@@ -165,7 +169,6 @@ case "$cmd" in
         echo "data_dir = \"$DIR/data/w$i\""
       done
     } >"$DIR/cluster.toml"
-    umask 022
     start_one master
     for i in $(seq 1 "$workers"); do start_one "w$i"; done
     if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi

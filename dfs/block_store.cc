@@ -472,7 +472,7 @@ Result<std::unique_ptr<BlockWriter>> BlockStore::NewWriter(uint64_t id) {
   w->store = impl_.get();
   w->id = id;
   w->tmp_path = impl_->dir + "/tmp/blk_" + Hex16(id) + "." + Hex16(impl_->tmp_seq++);
-  w->fd = ::open(w->tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  w->fd = ::open(w->tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (w->fd < 0) return IoError("open", w->tmp_path);
   return std::unique_ptr<BlockWriter>(new BlockWriter(std::move(w)));
 }

@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mr-master: %s\n", config.status().message().c_str());
     return 2;
   }
+  if (auto s = mr::PreparePrivateDataDir(config->master.data_dir); !s.ok()) {
+    std::fprintf(stderr, "mr-master: %s\n", s.message().c_str());
+    return 1;
+  }
   if (log_file.empty()) log_file = config->master.data_dir + "/master.log";
   if (auto s = mr::InitLogging("master", log_file, log_level.empty() ? config->log.level : log_level);
       !s.ok()) {

@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mr-worker: worker '%s' is not in %s\n", id.c_str(), config_path.c_str());
     return 2;
   }
+  if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
+    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
+    return 1;
+  }
   if (log_file.empty()) log_file = self->data_dir + "/worker.log";
   if (auto s = mr::InitLogging("worker " + id, log_file,
                                log_level.empty() ? config->log.level : log_level);

@@ -586,7 +586,7 @@ struct MapOutputBuffer::Impl {
 
   Result<UniqueFd> CreateFile(const std::string& path, bool exclusive) {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
-    int fd = ::open(path.c_str(), flags, 0644);
+    int fd = ::open(path.c_str(), flags, 0600);
     if (fd < 0) return ErrnoError("create", path);
     files.push_back(path);
     return UniqueFd(fd);

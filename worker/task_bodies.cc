@@ -96,7 +96,7 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   pb::FetchReply header;
   Status s = co_await conn->SendRequest("shuffle.Fetch", req);
   if (s.ok()) s = co_await conn->ReceiveReply(&header);
-  const int fd = s.ok() ? ::open(f->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  const int fd = s.ok() ? ::open(f->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
   if (s.ok() && fd < 0) {
     s = Status::IOError("cannot create '" + f->path + "': " + std::strerror(errno));
     f->local = true;
@@ -375,7 +375,7 @@ Status TaskTracker::RunReduce(Task& task) {
     inputs.push_back(std::move(reader));
   }
   const std::string local = task.dir + "/output";
-  const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IOError("cannot create '" + local + "'");
   ReduceTaskSpec r;
   r.job = spec.job();

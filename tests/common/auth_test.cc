@@ -4,6 +4,9 @@
 
 #include <set>
 #include <string>
+#include <vector>
+
+#include "common/frame.h"
 
 namespace mr {
 namespace {
@@ -120,6 +123,69 @@ TEST(AuthTest, RandomBytesDoNotRepeat) {
   // And a nonce is not a constant fill (e.g. all zeros from an unfilled buffer).
   const std::string n = RandomBytes(kNonceBytes);
   EXPECT_NE(n, std::string(kNonceBytes, n[0]));
+}
+
+TEST(HandshakeChecksTest, AuthProofIsCheckedWithoutASocket) {
+  // The server's check of each AuthProof, as a fuzzer or test reaches it.
+  const std::string server_nonce = RandomBytes(kNonceBytes);
+  pb::AuthProof proof;
+  proof.set_client_nonce(RandomBytes(kNonceBytes));
+  proof.set_client_mac(ClientMac("secret", server_nonce, proof.client_nonce()));
+  EXPECT_TRUE(CheckAuthProof("secret", server_nonce, proof).ok());
+  EXPECT_TRUE(CheckAuthProof("other", server_nonce, proof).IsPermissionDenied());
+  EXPECT_TRUE(CheckAuthProof("secret", RandomBytes(kNonceBytes), proof).IsPermissionDenied());
+  proof.set_client_nonce("short");
+  EXPECT_TRUE(CheckAuthProof("secret", server_nonce, proof).IsProtocolError());
+}
+
+TEST(HandshakeChecksTest, HelloAndAuthOkChecks) {
+  pb::Hello hello;
+  hello.set_protocol_version(kProtocolVersion);
+  hello.set_server_nonce(RandomBytes(kNonceBytes));
+  EXPECT_TRUE(CheckHello(hello).ok());
+  hello.set_protocol_version(kProtocolVersion + 1);
+  EXPECT_TRUE(CheckHello(hello).IsProtocolError());
+  const std::string cn = RandomBytes(kNonceBytes), sn = RandomBytes(kNonceBytes);
+  pb::AuthOk ok;
+  ok.set_server_mac(ServerMac("secret", cn, sn));
+  EXPECT_TRUE(CheckAuthOk("secret", cn, sn, ok).ok());
+  ok.set_server_mac(ClientMac("secret", sn, cn));  // a reflected client MAC
+  EXPECT_TRUE(CheckAuthOk("secret", cn, sn, ok).IsPermissionDenied());
+}
+
+TEST(HandshakeChecksTest, EveryHandshakeFrameFitsThePreAuthCap) {
+  // kMaxHandshakeFrameBytes is sized from the messages: the largest of each,
+  // with the longest peer name, must fit (and decode under the cap).
+  pb::AuthProof proof;
+  proof.set_client_nonce(RandomBytes(kNonceBytes));
+  proof.set_client_mac(ClientMac("s", "n", proof.client_nonce()));
+  proof.set_peer_name(std::string(kMaxPeerNameBytes, 'w'));
+  pb::Hello hello;
+  hello.set_protocol_version(kProtocolVersion);
+  hello.set_server_nonce(RandomBytes(kNonceBytes));
+  pb::AuthOk ok;
+  ok.set_server_mac(ServerMac("s", "n", "m"));
+  pb::Frame error;
+  error.set_status_code(99);
+  error.set_status_message("authentication failed: wrong cluster secret");
+  std::vector<pb::Frame> frames(3);
+  proof.SerializeToString(frames[0].mutable_body());
+  hello.SerializeToString(frames[1].mutable_body());
+  ok.SerializeToString(frames[2].mutable_body());
+  frames.push_back(error);
+  for (const pb::Frame& frame : frames) {
+    const std::string bytes = EncodeFrame(frame, "");
+    pb::Frame decoded;
+    std::string data;
+    auto n = DecodeFrame(bytes, kMaxHandshakeFrameBytes, &decoded, &data);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(*n, bytes.size());
+    EXPECT_LE(bytes.size(), kFramePrefixBytes + 200);  // well inside the cap
+  }
+  // A prefix announcing more than the cap is refused from the prefix alone.
+  char prefix[kFramePrefixBytes];
+  EncodeFramePrefix({0, static_cast<uint32_t>(kMaxHandshakeFrameBytes) + 1}, prefix);
+  EXPECT_TRUE(DecodeFramePrefix(prefix, kMaxHandshakeFrameBytes).status().IsProtocolError());
 }
 
 }  // namespace
