@@ -13,8 +13,10 @@
 // Checks: the server closes the connection and never hangs; before
 // authentication it sends only its Hello and at most one error; after it,
 // each request gets one reply in order, and an OK reply parses as the
-// method's reply message. ASan, UBSan and LeakSanitizer do the rest.
+// method's reply message (MR_FUZZ_VERBOSE=1 prints each request's
+// status, to check what a seed reaches). ASan, UBSan and LeakSanitizer do the rest.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -160,11 +162,6 @@ struct Harness {
 
 Harness* g_harness = nullptr;
 
-void RemoveDir() {
-  std::error_code ec;
-  if (g_harness) std::filesystem::remove_all(g_harness->dir, ec);
-}
-
 }  // namespace
 }  // namespace mr::fuzz
 
@@ -172,11 +169,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   using namespace mr::fuzz;
   spdlog::set_level(spdlog::level::off);
   auto* h = new Harness;
-  std::string tmpl = (std::filesystem::temp_directory_path() / "mr-fuzz-master-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) Fail("mkdtemp failed");
-  h->dir = tmpl;
+  h->dir = MakeTempDir("mr-fuzz-master");
   g_harness = h;
-  std::atexit(RemoveDir);
   auto master = mr::master::Master::Create(MakeConfig(h->dir), h->io);
   if (!master.ok()) Fail("Master::Create: " + master.status().ToString());
   h->master = std::move(master).value();
@@ -198,7 +192,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<FuzzFrame> frames = ParseRecords(rest, h.names);
   g_sent = &frames;  // Repair() reads the methods of the frames sent so far
   const std::vector<mr::pb::Frame> replies = h.driver->PostAuthLockstep(frames, Repair);
+  static const bool verbose = std::getenv("MR_FUZZ_VERBOSE") != nullptr;
   for (size_t i = 0; i < replies.size(); ++i) {
+    if (verbose) {
+      std::fprintf(stderr, "%s -> %d %s\n", frames[i].method.c_str(), replies[i].status_code(),
+                   replies[i].status_message().c_str());
+    }
     if (replies[i].status_code() != 0) continue;
     const Method* method = nullptr;
     for (const auto& m : Methods()) {

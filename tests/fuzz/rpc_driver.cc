@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "common/auth.h"
 
@@ -51,6 +52,31 @@ void HalfClose(Connection& conn) {
 }
 
 }  // namespace
+
+namespace {
+std::vector<std::string>* g_temp_dirs = nullptr;
+void RemoveTempDirs() {
+  for (const auto& dir : *g_temp_dirs) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+}
+}  // namespace
+
+std::string MakeTempDir(const std::string& prefix) {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::is_directory("/dev/shm", ec)
+                                         ? std::filesystem::path("/dev/shm")
+                                         : std::filesystem::temp_directory_path();
+  std::string dir = (base / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(dir.data())) Fail("mkdtemp " + dir + " failed");
+  if (!g_temp_dirs) {
+    g_temp_dirs = new std::vector<std::string>;
+    std::atexit(RemoveTempDirs);
+  }
+  g_temp_dirs->push_back(dir);
+  return dir;
+}
 
 void Fail(const std::string& why) {
   std::fprintf(stderr, "FUZZ FAILURE: %s\n", why.c_str());

@@ -52,6 +52,15 @@ max_len() {
   esac
 }
 
+# The servers' coverage is large: libFuzzer's entropic schedule spends most
+# of the time updating its feature frequencies there (measured: 6x fewer
+# executions for the same CPU), so those harnesses use the plain schedule.
+extra_flags() {
+  case "$1" in
+    fuzz_master_rpc|fuzz_worker_rpc|fuzz_handshake) echo -entropic=0 ;;
+  esac
+}
+
 failed=0
 total=0
 for h in "${harnesses[@]}"; do
@@ -63,7 +72,7 @@ for h in "${harnesses[@]}"; do
   status=0
   # -timeout: one input may take 30 s (the harnesses call a hang at 5 s).
   "$BUILD/tests/fuzz/$h" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
-      -max_len="$(max_len "$h")" -print_final_stats=1 -artifact_prefix="$out/" \
+      -max_len="$(max_len "$h")" $(extra_flags "$h") -print_final_stats=1 -artifact_prefix="$out/" \
       "$work" >"$out/log" 2>&1 || status=$?
   rm -rf "$work"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log" | tail -1)

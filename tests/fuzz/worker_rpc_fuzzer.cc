@@ -83,11 +83,6 @@ struct Harness {
 
 Harness* g_harness = nullptr;
 
-void RemoveDir() {
-  std::error_code ec;
-  if (g_harness) std::filesystem::remove_all(g_harness->dir, ec);
-}
-
 // The two repairs described at the top.
 void Repair(FuzzFrame& f, uint16_t self_port) {
   if (f.method == "dn.WriteBlock") {
@@ -116,11 +111,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   using namespace mr::fuzz;
   spdlog::set_level(spdlog::level::off);
   auto* h = new Harness;
-  std::string tmpl = (std::filesystem::temp_directory_path() / "mr-fuzz-worker-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) Fail("mkdtemp failed");
-  h->dir = tmpl;
+  h->dir = MakeTempDir("mr-fuzz-worker");
   g_harness = h;
-  std::atexit(RemoveDir);
   WriteBlocks(h->dir);
   auto worker = mr::worker::Worker::Create(MakeConfig(h->dir), "w1", h->io);
   if (!worker.ok()) Fail("Worker::Create: " + worker.status().ToString());
