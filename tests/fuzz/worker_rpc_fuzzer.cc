@@ -16,8 +16,10 @@
 //
 // Checks: the server closes the connection and never hangs, every frame it
 // sends decodes, and before authentication it sends only its Hello and at
-// most one error. ASan, UBSan and LeakSanitizer do the rest.
+// most one error (MR_FUZZ_VERBOSE=1 prints every frame it sent, to check
+// what a seed reaches). ASan, UBSan and LeakSanitizer do the rest.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -133,6 +135,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::vector<FuzzFrame> frames = ParseRecords(rest, h.names);
   for (FuzzFrame& f : frames) Repair(f, h.worker->port());
-  h.driver->PostAuth(frames);
+  const std::vector<mr::pb::Frame> replies = h.driver->PostAuth(frames);
+  static const bool verbose = std::getenv("MR_FUZZ_VERBOSE") != nullptr;
+  for (const auto& r : replies) {
+    if (verbose) {
+      std::fprintf(stderr, "frame: %d %s (%zu body bytes)\n", r.status_code(),
+                   r.status_message().c_str(), r.body().size());
+    }
+  }
   return 0;
 }
