@@ -202,7 +202,7 @@ double Knee(const Runs& runs, const std::string& label) {
   const auto cut = Curve(runs, label, "end_ms", 1, /*skip_cut=*/true);  // the loads not cut
   if (c.empty()) return NAN;
   for (const auto& [x, y] : c) {
-    const bool was_cut = std::none_of(cut.begin(), cut.end(), [&](const auto& p) { return p.first == x; });
+    const bool was_cut = std::none_of(cut.begin(), cut.end(), [x = x](const auto& p) { return p.first == x; });
     if (was_cut || y > 3 * c.front().second) return x;
   }
   return NAN;
