@@ -25,7 +25,7 @@ DiskHealth::DiskHealth(std::string dir, int64_t min_free_bytes)
 
 std::string DiskHealth::Probe() const {
   const std::string path = dir_ + "/.write-probe";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
   const std::string zeros(kProbeBytes, '\0');
   std::string why;
