@@ -144,21 +144,8 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   sj.slowstart = config_.jobs.slowstart;
   std::map<std::string, int64_t> bytes_by_type;
   for (const auto& [path, file] : files) {
-    int64_t offset = 0;
     bytes_by_type[file.input_type()] += file.length();
-    for (const pb::BlockRef& b : file.blocks()) {
-      sched::MapTask m;
-      m.index = static_cast<int32_t>(sj.maps.size());
-      m.block = b.id();
-      m.bytes = b.bytes();
-      for (const std::string& w : dfs_.replicas(b.id())) {
-        if (sched::NodeId n = NodeOf(w); n != sched::kNoNode) m.replicas.push_back(n);
-      }
-      sj.maps.push_back(std::move(m));
-      job->maps.push_back({{path, file.length(), offset}});
-      offset += b.bytes();
-      sj.input_bytes += b.bytes();
-    }
+    AddSplits(path, file, sj, *job);
   }
   // The job's input type: the type most of its bytes have.
   sj.input_type = "text";
@@ -328,6 +315,26 @@ void JobTracker::KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task) {
 
 void JobTracker::KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task) {
   *TaskRecordAt(job.record.mutable_reduces(), task.index()) = task;
+}
+
+// One map task per block of `file`, in block order, each with the workers
+// that hold its block now.
+void JobTracker::AddSplits(const std::string& path, const pb::INode& file, sched::Job& sj,
+                           ActiveJob& job) const {
+  int64_t offset = 0;
+  for (const pb::BlockRef& b : file.blocks()) {
+    sched::MapTask m;
+    m.index = static_cast<int32_t>(sj.maps.size());
+    m.block = b.id();
+    m.bytes = b.bytes();
+    for (const std::string& w : dfs_.replicas(b.id())) {
+      if (sched::NodeId n = NodeOf(w); n != sched::kNoNode) m.replicas.push_back(n);
+    }
+    sj.maps.push_back(std::move(m));
+    job.maps.push_back({{path, file.length(), offset}});
+    offset += b.bytes();
+    sj.input_bytes += b.bytes();
+  }
 }
 
 // A failed write costs only exactness after a restart (the task would run

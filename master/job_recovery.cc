@@ -172,20 +172,7 @@ void JobTracker::Recover(pb::JobRecord record) {
   sj.input_type = record.input_type();
   sj.known_fp = record.known_fp() < 0 ? std::numeric_limits<double>::quiet_NaN() : record.known_fp();
   for (const auto& [path, file] : *files) {
-    int64_t offset = 0;
-    for (const pb::BlockRef& b : file.blocks()) {
-      sched::MapTask m;
-      m.index = static_cast<int32_t>(sj.maps.size());
-      m.block = b.id();
-      m.bytes = b.bytes();
-      for (const std::string& w : dfs_.replicas(b.id())) {
-        if (sched::NodeId n = NodeOf(w); n != sched::kNoNode) m.replicas.push_back(n);
-      }
-      sj.maps.push_back(std::move(m));
-      job->maps.push_back({{path, file.length(), offset}});
-      offset += b.bytes();
-      sj.input_bytes += b.bytes();
-    }
+    AddSplits(path, file, sj, *job);
   }
   std::map<int32_t, pb::MapTaskRecord> map_records;
   std::map<int32_t, pb::ReduceTaskRecord> reduce_records;

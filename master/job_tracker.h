@@ -109,6 +109,8 @@ class JobTracker {
 
   sched::TimeMs Now() const;
   sched::NodeId NodeOf(const std::string& worker) const;
+  void AddSplits(const std::string& path, const pb::INode& file, sched::Job& sj,
+                 ActiveJob& job) const;
   ActiveJob* Find(int64_t id) const;
 
   void ApplyReport(sched::NodeId node, const pb::TaskReport& report);

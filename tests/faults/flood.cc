@@ -1,5 +1,5 @@
 // fault_flood: the hostile client of the fault scenarios flood-unauth and
-// flood-fds (tests/faults/, docs/reliability-scenarios.md). It opens many TCP
+// flood-fds (tests/faults/, docs/reliability.md). It opens many TCP
 // connections to one daemon and holds them open without ever authenticating.
 //
 //   fault_flood --target 127.0.0.1:PORT --connections N --hold-ms MS
@@ -42,6 +42,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/frame.h"
 
 namespace {
 
@@ -112,30 +114,18 @@ bool ReadExactly(int fd, char* buf, size_t n) {
   return true;
 }
 
-void PutU32(uint32_t v, char* out) {
-  out[0] = static_cast<char>(v >> 24);
-  out[1] = static_cast<char>(v >> 16);
-  out[2] = static_cast<char>(v >> 8);
-  out[3] = static_cast<char>(v);
-}
-
-uint32_t GetU32(const char* in) {
-  const auto* p = reinterpret_cast<const unsigned char*>(in);
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-
 // Reads the Hello frame (prefix, then header_len + data_len bytes; a Hello is
 // about 46 bytes, anything over 4 KiB is not one) and sends the prefix of a
 // frame of kAnnouncedFrameBytes. True when both happened.
 bool HelloThenPrefix(int fd, bool as_header) {
-  char prefix[8];
+  char prefix[mr::kFramePrefixBytes];
   if (!ReadExactly(fd, prefix, sizeof prefix)) return false;
-  const uint64_t rest = uint64_t{GetU32(prefix)} + GetU32(prefix + 4);
-  if (rest > 4096) return false;
-  std::vector<char> hello(rest);
+  auto hello_prefix = mr::DecodeFramePrefix(prefix, 4096);
+  if (!hello_prefix.ok()) return false;
+  std::vector<char> hello(uint64_t{hello_prefix->header_len} + hello_prefix->data_len);
   if (!ReadExactly(fd, hello.data(), hello.size())) return false;
-  PutU32(as_header ? kAnnouncedFrameBytes : 0, prefix);
-  PutU32(as_header ? 0 : kAnnouncedFrameBytes, prefix + 4);
+  mr::EncodeFramePrefix({as_header ? kAnnouncedFrameBytes : 0, as_header ? 0 : kAnnouncedFrameBytes},
+                        prefix);
   return write(fd, prefix, sizeof prefix) == static_cast<ssize_t>(sizeof prefix);
 }
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared helpers of the fault scenarios, sourced by tests/faults/scenario.sh
-# in the process of one scenario. See docs/reliability-scenarios.md.
+# in the process of one scenario. See docs/reliability.md.
 #
 # The scenario's facts go to files in $STATE, which run.sh turns into the
 # scenario's one summary line (so a scenario cut off by its time limit still

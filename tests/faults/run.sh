@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The named fault scenarios (docs/reliability-scenarios.md): each starts its
+# The named fault scenarios (docs/reliability.md): each starts its
 # own local cluster, does one kind of damage while jobs or reads run, checks
 # every output byte against an independent oracle, and prints one line:
 #

@@ -14,33 +14,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* kFourWorkers = "--block-size 1048576 --replication 2 --heartbeat-ms 200";
 
-class DfsIntegrationTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    work_ = std::filesystem::temp_directory_path() /
-            ("mr-it-files-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(work_);
-  }
-  void TearDown() override { std::filesystem::remove_all(work_); }
-
-  // A generated file of `size` bytes in the test's scratch directory.
-  std::string Generate(const std::string& kind, const std::string& size, int seed = 7) {
-    const std::string path = work_ + "/" + kind + "-" + size + "-" + std::to_string(seed);
-    CommandResult r = Shell(Quote(BuildDir() + "/tools/mrctl") + " gen " + kind + " " + Quote(path) +
-                          " --size " + size + " --seed " + std::to_string(seed));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return path;
-  }
-
-  static std::string CatSha(const LocalCluster& c, const std::string& dfs_path) {
-    return Shell(Quote(BuildDir() + "/tools/mrctl") + " --config " + Quote(c.config()) +
-               " dfs cat " + Quote(dfs_path) + " | sha256sum | cut -d' ' -f1")
-        .out;
-  }
-
-  std::string work_;
-};
+class DfsIntegrationTest : public ScratchTest {};
 
 // The basic promise: bytes in equal bytes out, across blocks and replicas.
 TEST_F(DfsIntegrationTest, PutThenCatReturnsTheSameBytes) {

@@ -14,30 +14,8 @@ using namespace std::chrono_literals;
 
 constexpr int64_t kChunk = 64 * 1024;
 
-class DfsReplicaTest : public ::testing::Test {
+class DfsReplicaTest : public ScratchTest {
  protected:
-  void SetUp() override {
-    work_ = std::filesystem::temp_directory_path() /
-            ("mr-it-replica-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(work_);
-  }
-  void TearDown() override { std::filesystem::remove_all(work_); }
-
-  std::string Generate(const std::string& kind, const std::string& size, int seed) {
-    const std::string path = work_ + "/" + kind + "-" + size + "-" + std::to_string(seed);
-    CommandResult r = Shell(Quote(BuildDir() + "/tools/mrctl") + " gen " + kind + " " +
-                            Quote(path) + " --size " + size + " --seed " + std::to_string(seed));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return path;
-  }
-
-  static std::string CatSha(const LocalCluster& c, const std::string& dfs_path) {
-    return Shell(Quote(BuildDir() + "/tools/mrctl") + " --config " + Quote(c.config()) +
-                 " dfs cat " + Quote(dfs_path) + " | sha256sum | cut -d' ' -f1")
-        .out;
-  }
-
   // Flips one byte in chunk `chunk` of a block file.
   static void FlipByte(const std::string& path, int64_t chunk) {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -60,8 +38,6 @@ class DfsReplicaTest : public ::testing::Test {
     if (b.contains("corrupt_replicas")) bad = b["corrupt_replicas"].get<std::vector<std::string>>();
     return {good, bad};
   }
-
-  std::string work_;
 };
 
 // Issue 10, item 1, exactly: two replicas, each with a different bad chunk.

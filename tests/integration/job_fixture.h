@@ -13,30 +13,8 @@
 
 namespace mr::testing {
 
-class JobTest : public ::testing::Test {
+class JobTest : public ScratchTest {
  protected:
-  void SetUp() override {
-    work_ = std::filesystem::temp_directory_path() /
-            ("mr-job-it-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(work_);
-    std::filesystem::create_directories(work_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(work_);
-  }
-
-  static std::string Mrctl() { return Quote(BuildDir() + "/tools/mrctl"); }
-
-  // A generated file (mrctl gen) in the scratch directory.
-  std::string Generate(const std::string& kind, const std::string& size, int seed) {
-    const std::string path = work_ + "/" + kind + "-" + size + "-" + std::to_string(seed);
-    CommandResult r = Shell(Mrctl() + " gen " + kind + " " + Quote(path) + " --size " + size +
-                            " --seed " + std::to_string(seed));
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return path;
-  }
-
   static void Put(const LocalCluster& c, const std::string& local, const std::string& dfs) {
     CommandResult r = c.Mrctl("dfs put " + Quote(local) + " " + Quote(dfs));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -137,7 +115,6 @@ class JobTest : public ::testing::Test {
     return files.empty() ? "" : files.front();
   }
 
-  std::string work_;
   int oracle_runs_ = 0;
 };
 

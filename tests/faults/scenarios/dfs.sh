@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Fault scenarios of the DFS and the disk: corrupt-one, corrupt-two,
 # disk-full, lease-restart. Sourced by tests/faults/scenario.sh; see
-# docs/reliability-scenarios.md.
+# docs/reliability.md.
 
 # block_file WORKER BLOCK_ID: the path of that worker's block file, if any.
 block_file() {

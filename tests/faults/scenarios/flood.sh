@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Fault scenarios of hostile connections: flood-unauth, flood-fds. Sourced by
-# tests/faults/scenario.sh; see docs/reliability-scenarios.md. The hostile
+# tests/faults/scenario.sh; see docs/reliability.md. The hostile
 # client is fault_flood (tests/faults/flood.cc).
 
 # address_of NAME: the daemon's 127.0.0.1:PORT from the cluster file.
