@@ -13,9 +13,9 @@
 //
 // Checks: without repair the side under test refuses (a random peer cannot
 // know the MAC of a fresh nonce); with repair it accepts exactly when the
-// message is well-formed (server: an OK frame; client: an OK frame holding a
-// version-1 Hello with a 32-byte nonce), and then its own message carries
-// the right MAC. Before accepting, a server sends its Hello and at most one
+// message is well-formed (server: an OK frame holding a 32-byte client
+// nonce; client: an OK frame holding a version-1 Hello with a 32-byte
+// nonce), and then its own message carries the right MAC. Before accepting, a server sends its Hello and at most one
 // error. Nothing hangs: both ends half-close, every wait has a deadline.
 #include <sys/socket.h>
 
@@ -111,7 +111,7 @@ awaitable<void> FuzzServer(Connection& server, Connection& peer, std::string byt
     proof.set_client_mac(ClientMac(kSecret, hello.server_nonce(), proof.client_nonce()));
     header.set_body(proof.SerializeAsString());
     bytes = EncodeFrame(header, data) + bytes.substr(used);
-    expect_ok = header.status_code() == 0;
+    expect_ok = header.status_code() == 0 && proof.client_nonce().size() == kNonceBytes;
   }
   co_await WriteAndHalfClose(peer, std::move(bytes));
   co_await Drain(peer, &out.sent);
