@@ -98,11 +98,41 @@ signal_one() {  # signal_one NAME SIGNAL
 
 all_names() { [[ -d "$DIR/pids" ]] && ls "$DIR/pids" 2>/dev/null | sed 's/\.pid$//' || true; }
 
+# Ports are claimed machine-wide (mkdir is atomic), so that clusters brought
+# up at the same moment (ctest -j) never pick the same port between choosing
+# it and binding it. A claim names its cluster directory; it is released by
+# `down`, and taken over when that directory no longer uses the port, or when
+# the claim is over an hour old and nobody listens on the port (a cluster
+# whose test was killed).
+PORT_CLAIMS="${TMPDIR:-/tmp}/mr-local-cluster-ports"
+claim_port() {
+  local p="$1" c="$PORT_CLAIMS/$1" owner
+  mkdir -p "$PORT_CLAIMS"
+  if ! mkdir "$c" 2>/dev/null; then
+    owner="$(cat "$c/owner" 2>/dev/null || true)"
+    if [[ "$owner" == "$DIR" ]] || ! grep -qs ":$p\"" "$owner/cluster.toml" ||
+       [[ -n "$(find "$c" -maxdepth 0 -mmin +60 2>/dev/null)" ]]; then
+      rm -rf "$c"; mkdir "$c" 2>/dev/null || return 1
+    else
+      return 1
+    fi
+  fi
+  echo "$DIR" >"$c/owner"
+}
+release_ports() {
+  local p
+  [[ -f "$DIR/.ports" ]] || return 0
+  while read -r p; do
+    [[ "$(cat "$PORT_CLAIMS/$p/owner" 2>/dev/null)" == "$DIR" ]] && rm -rf "${PORT_CLAIMS:?}/$p"
+  done <"$DIR/.ports"
+  return 0
+}
 free_port() {  # a port nobody listens on, from a range that avoids the ephemeral ports
   local p
   for _ in $(seq 1 200); do
     p=$(( 20000 + RANDOM % 12000 ))
-    if ! ss -Htln "sport = :$p" | grep -q . && ! grep -qx "$p" "$DIR/.ports" 2>/dev/null; then
+    if ! grep -qx "$p" "$DIR/.ports" 2>/dev/null && ! ss -Htln "sport = :$p" | grep -q . &&
+       claim_port "$p"; then
       echo "$p" >>"$DIR/.ports"; echo "$p"; return
     fi
   done
@@ -133,6 +163,7 @@ case "$cmd" in
        ! grep -qs '^# Written by deploy/local-cluster.sh' "$DIR/cluster.toml"; then
       die "$DIR exists and is not a local-cluster directory; choose another --dir"
     fi
+    release_ports
     rm -rf "$DIR"
     mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/data"
     : >"$DIR/.ports"
@@ -178,6 +209,7 @@ case "$cmd" in
   down)
     for n in $(all_names); do [[ "$n" == master ]] || signal_one "$n" TERM; done
     signal_one master TERM
+    release_ports
     echo "local cluster down"
     ;;
   kill) signal_one "$name" KILL ;;
