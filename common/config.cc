@@ -211,10 +211,11 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
 }
 
 Status ReadMaster(const TableReader& t, MasterOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir"}));
+  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir", "bind"}));
   MR_RETURN_IF_ERROR(t.Require("address"));
   MR_RETURN_IF_ERROR(t.Address("address", &o->address));
   MR_RETURN_IF_ERROR(t.String("data_dir", &o->data_dir, /*non_empty=*/true));
+  MR_RETURN_IF_ERROR(t.Address("bind", &o->bind));
   return Status::OK();
 }
 
@@ -290,8 +291,11 @@ Status ReadLog(const TableReader& t, LogOptions* o) {
   return t.OneOf("level", {"trace", "debug", "info", "warn", "error"}, &o->level);
 }
 
+}  // namespace
+
 // Ids name directories ("./mr-data/<id>"), so they stay path-safe.
 bool IsValidWorkerId(const std::string& id) {
+  if (id.empty()) return false;
   for (char c : id) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
       return false;
@@ -300,10 +304,12 @@ bool IsValidWorkerId(const std::string& id) {
   return id != "." && id != "..";
 }
 
+namespace {
+
 Status ReadWorker(const TableReader& t, WorkerOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"id", "address", "datacenter", "rack", "map_slots",
                                   "reduce_slots", "data_dir", "capacity_bytes", "min_free_bytes"}));
-  for (std::string_view key : {"id", "address", "datacenter"}) {
+  for (std::string_view key : {"id", "datacenter"}) {
     MR_RETURN_IF_ERROR(t.Require(key));
   }
   MR_RETURN_IF_ERROR(t.String("id", &o->id, /*non_empty=*/true));
@@ -358,6 +364,7 @@ Status Validate(const ClusterConfig& c) {
   for (size_t i = 0; i < c.workers.size(); ++i) {
     const WorkerOptions& w = c.workers[i];
     if (!ids.emplace(w.id, i).second) return Invalid("duplicate worker id '" + w.id + "'");
+    if (w.address.port == 0) continue;  // an allow-list entry without an address
     std::string path = "worker[" + std::to_string(i) + "].address";
     auto [it, inserted] = address_owner.emplace(w.address.ToString(), path);
     if (!inserted) {
@@ -369,8 +376,11 @@ Status Validate(const ClusterConfig& c) {
     if (!IsLoopbackHost(c.master.address.host)) {
       return Invalid("'cluster.secret' is required when master.address is not a loopback address");
     }
+    if (c.master.bind.port != 0 && !IsLoopbackHost(c.master.bind.host)) {
+      return Invalid("'cluster.secret' is required when master.bind is not a loopback address");
+    }
     for (size_t i = 0; i < c.workers.size(); ++i) {
-      if (!IsLoopbackHost(c.workers[i].address.host)) {
+      if (c.workers[i].address.port != 0 && !IsLoopbackHost(c.workers[i].address.host)) {
         return Invalid("'cluster.secret' is required when worker[" + std::to_string(i) +
                        "].address is not a loopback address");
       }

@@ -39,6 +39,11 @@ Result<HostPort> ParseHostPort(const std::string& text);
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopbackHost(const std::string& host);
 
+// A worker id: letters, digits, '-', '_' and '.', not "." or "..", not
+// empty (ids name directories). Used by the cluster file, mr-worker's --id
+// and the master's Register.
+bool IsValidWorkerId(const std::string& id);
+
 // [cluster]
 struct ClusterOptions {
   // A label for logs and status output. Default: "mr".
@@ -80,6 +85,12 @@ struct MasterOptions {
   // Directory for the master's RocksDB (namespace, later job history) and log.
   // Default: "./mr-data/master".
   std::string data_dir = "./mr-data/master";
+  // Where the master listens, when that differs from `address` (behind NAT:
+  // "0.0.0.0:7000" while others connect to the public address). Port 0 (the
+  // key absent) = listen on `address`. Default: none.
+  HostPort bind;
+  // The address to listen on: `bind` when set, else `address`.
+  const HostPort& listen_address() const { return bind.port != 0 ? bind : address; }
 };
 
 // [dfs.skewed]: parameters of the `skewed` placement policy.
@@ -140,8 +151,10 @@ struct SchedulerOptions {
 struct WorkerOptions {
   // Unique id, e.g. "w1". Required.
   std::string id;
-  // Where the worker listens (block transfers, later shuffle). Required;
-  // unique across workers.
+  // The worker's advertised address: where clients and other workers
+  // connect (block transfers, shuffle). Optional in an allow-list entry
+  // (port 0 = absent; the worker's --advertise gives it); when present the
+  // master admits the worker only from this address. Unique across workers.
   HostPort address;
   // Datacenter label. Required.
   std::string datacenter;
@@ -162,6 +175,10 @@ struct WorkerOptions {
   // a probe write succeeds, the worker tells the master it cannot write: no
   // new blocks, copies or tasks are placed there. Default: 64 MiB.
   int64_t min_free_bytes = 64 << 20;
+  // Not a cluster-file key: mr-worker's --bind, where it listens when that
+  // differs from `address` (NAT). Port 0 = listen on `address`.
+  HostPort bind;
+  const HostPort& listen_address() const { return bind.port != 0 ? bind : address; }
 };
 
 // [jobs]: how the master runs jobs and workers run tasks.

@@ -4,11 +4,17 @@
 #
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--block-size BYTES] [--replication N]
-#        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--dir DIR]
+#        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
+#   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
 #   deploy/local-cluster.sh status [--dir DIR]
 #
+# --join writes no [[worker]] entries: the workers start with their identity
+# on the command line (--id --datacenter [--rack] --advertise --data-dir) and
+# join, as add-worker starts one more into a running cluster (which must have
+# no [[worker]] entries, or one for NAME). add-worker waits until the worker
+# is live, or fails with the line its process printed.
 # State lives in DIR (default: <checkout>/.mr, or $MR_CLUSTER_DIR), private
 # to the user (umask 077): cluster.toml (with a fresh random secret), data/,
 # logs/ and pids/. `mrctl` run anywhere in the checkout finds DIR/cluster.toml
@@ -25,18 +31,18 @@ DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
 die() { echo "local-cluster: $*" >&2; exit 2; }
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 cmd="${1:-}"
 [[ "$cmd" == -h || "$cmd" == --help || "$cmd" == help ]] && { usage; exit 0; }
 [[ -n "$cmd" ]] || { usage >&2; exit 2; }
 shift
 name=""
-if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start ]]; then
+if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worker ]]; then
   name="${1:-}"; [[ -n "$name" ]] || die "$cmd needs a process name (master, w1, ...)"; shift
 fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
-dfs_options=()
+dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -48,6 +54,10 @@ while [[ $# -gt 0 ]]; do
     --placement) placement="$2"; shift 2 ;;
     --heartbeat-ms) hb_ms="$2"; shift 2 ;;
     --dfs-option) dfs_options+=("$2"); shift 2 ;;   # one more line in [dfs], e.g. 'scrub_interval_s = 2'
+    --join) join=1; shift ;;
+    --datacenter) label_dc="$2"; shift 2 ;;         # add-worker: its datacenter label
+    --rack) label_rack="$2"; shift 2 ;;             # add-worker: its rack label
+    --worker-flag) worker_flags+=("$2"); shift 2 ;; # add-worker: one more mr-worker argument
     --dir) DIR="$2"; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -76,6 +86,11 @@ start_one() {  # start_one NAME
   if [[ "$n" == master ]]; then
     "$BUILD/master/mr-master" --config "$DIR/cluster.toml" --log-file "$DIR/logs/master.log" \
       >>"$DIR/logs/master.out" 2>&1 &
+  elif [[ -f "$DIR/joined/$n.args" ]]; then  # started by flags (add-worker, up --join)
+    local args=()
+    mapfile -t args <"$DIR/joined/$n.args"
+    "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" "${args[@]}" --log-file "$DIR/logs/$n.log" \
+      >>"$DIR/logs/$n.out" 2>&1 &
   else
     grep -q "^id = \"$n\"" "$DIR/cluster.toml" || die "no worker '$n' in $DIR/cluster.toml"
     "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" --id "$n" --log-file "$DIR/logs/$n.log" \
@@ -151,7 +166,39 @@ wait_ready() {  # wait until every worker is live
   return 1
 }
 
+joined_args() {  # joined_args NAME DC RACK [FLAG...]: mr-worker's identity flags, one a line
+  local n="$1" dc="$2" rack="$3"; shift 3
+  printf '%s\n' --id "$n" --datacenter "$dc" --advertise "127.0.0.1:$(free_port)" --data-dir "$DIR/data/$n"
+  if [[ -n "$rack" ]]; then printf '%s\n' --rack "$rack"; fi
+  for f in "$@"; do printf '%s\n' "$f"; done
+}
+
+wait_live() {  # wait_live NAME: until the master shows it live, or its process is gone
+  local n="$1" deadline=$((SECONDS + 30))
+  while (( SECONDS < deadline )); do
+    "$BUILD/tools/mrctl" --config "$DIR/cluster.toml" cluster status 2>/dev/null |
+      awk -v n="$n" '$1 == n && $7 == "live" { found = 1 } END { exit !found }' && return 0
+    if ! alive "$n"; then
+      echo "local-cluster: worker $n exited: $(tail -n 1 "$DIR/logs/$n.out" 2>/dev/null)" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "local-cluster: worker $n did not come up; logs in $DIR/logs" >&2
+  return 1
+}
+
 case "$cmd" in
+  add-worker)
+    [[ -f "$DIR/cluster.toml" ]] || die "no cluster in $DIR"
+    [[ -n "$label_dc" ]] || die "add-worker needs --datacenter"
+    [[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || die "bad worker name '$name'"
+    alive "$name" && die "worker $name is already running"
+    mkdir -p "$DIR/joined"
+    joined_args "$name" "$label_dc" "$label_rack" "${worker_flags[@]}" >"$DIR/joined/$name.args"
+    start_one "$name"
+    wait_live "$name"
+    ;;
   up)
     (( workers >= 1 && dcs >= 1 )) || die "--workers and --datacenters must be at least 1"
     for b in master/mr-master worker/mr-worker tools/mrctl; do
@@ -190,6 +237,7 @@ case "$cmd" in
       echo "[scheduler]"
       echo "name = \"$scheduler\""
       for i in $(seq 1 "$workers"); do
+        (( join )) && break  # the workers join with flags (below)
         dc=$(( (i - 1) % dcs + 1 ))
         echo
         echo "[[worker]]"
@@ -200,6 +248,14 @@ case "$cmd" in
         echo "data_dir = \"$DIR/data/w$i\""
       done
     } >"$DIR/cluster.toml"
+    if (( join )); then
+      mkdir -p "$DIR/joined"
+      for i in $(seq 1 "$workers"); do
+        rack=""
+        if (( racks > 0 )); then rack="r$(( ((i - 1) / dcs) % racks + 1 ))"; fi
+        joined_args "w$i" "dc$(( (i - 1) % dcs + 1 ))" "$rack" >"$DIR/joined/w$i.args"
+      done
+    fi
     start_one master
     for i in $(seq 1 "$workers"); do start_one "w$i"; done
     if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi

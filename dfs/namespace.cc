@@ -13,6 +13,7 @@ constexpr char kNodePrefix = 'n';
 constexpr const char* kBlockIdKey = "m:next_block_id";
 constexpr uint64_t kBlockIdBatch = 1024;  // ids reserved per RocksDB write
 constexpr const char* kEpochKey = "m:epoch";
+constexpr const char* kWorkerPrefix = "w:";
 
 // Metadata writes are rare (one per mkdir, rm, completed file); each is made
 // durable before the client hears OK.
@@ -276,6 +277,28 @@ void Namespace::ForEachFile(const std::function<void(const std::string&, const p
   for (const auto& [key, inode] : nodes_) {
     if (inode.kind() == pb::INode::FILE) fn(PathOfKey(key), inode);
   }
+}
+
+Status Namespace::PutWorker(const pb::KnownWorker& worker) {
+  rocksdb::Status s =
+      db_->Put(SyncWrite(), kWorkerPrefix + worker.info().id(), worker.SerializeAsString());
+  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+  return Status::OK();
+}
+
+Result<std::vector<pb::KnownWorker>> Namespace::Workers() const {
+  std::vector<pb::KnownWorker> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(kWorkerPrefix); it->Valid() && it->key().starts_with(kWorkerPrefix); it->Next()) {
+    pb::KnownWorker w;
+    if (!w.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return Status::Corruption("namespace database: unparseable worker record under key '" +
+                                it->key().ToString(true) + "'");
+    }
+    out.push_back(std::move(w));
+  }
+  if (!it->status().ok()) return Status::IOError("namespace database: " + it->status().ToString());
+  return out;
 }
 
 int64_t Namespace::file_count() const {

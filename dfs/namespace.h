@@ -10,6 +10,7 @@
 //   "n" + parent + '\0' + name  → proto mr.pb.INode   (parent of "/x" is "/")
 //   "m:next_block_id"           → decimal high-water mark of block ids
 //   "m:epoch"                   → decimal count of master starts (NextEpoch)
+//   "w:" + worker id            → proto mr.pb.KnownWorker (PutWorker)
 // The whole tree is also held in memory (a std::map over the same keys), so
 // reads never touch RocksDB. Every write is synced to RocksDB's log before it
 // returns. A mutation is one atomic batch, except that AddFile and Rename
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
 
 namespace rocksdb {
@@ -88,6 +90,14 @@ class Namespace {
   void ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const;
 
   int64_t file_count() const;
+
+  // Membership, beside the namespace in the same database: the workers the
+  // master has admitted, with their labels and decommissioning state, so a
+  // restarted master knows them before they report in. PutWorker replaces
+  // the record of `worker.info().id()`, synced before it returns.
+  Status PutWorker(const pb::KnownWorker& worker);
+  // Every stored record, by id. Corruption if one cannot be parsed.
+  Result<std::vector<pb::KnownWorker>> Workers() const;
 
  private:
   Namespace() = default;

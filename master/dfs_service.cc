@@ -179,7 +179,11 @@ Status Master::CheckReplication(int asked) const {
         "replication " + std::to_string(asked) + " is above the cluster's maximum of " +
         std::to_string(config_.dfs.max_replication) + " ([dfs] max_replication)");
   }
-  const int workers = static_cast<int>(config_.workers.size());
+  // The workers the master knows (registered, now or before a restart),
+  // not the cluster file's entries: workers join without one. Draining
+  // ones will not hold new replicas.
+  int workers = 0;
+  for (const auto& [id, w] : workers_) workers += w->admin_state.empty();
   if (asked > workers) {
     return Status::InvalidArgument(
         "replication " + std::to_string(asked) + " is above the " + std::to_string(workers) +

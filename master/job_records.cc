@@ -200,16 +200,16 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   const int64_t id = job.record.id();
   const sched::JobId sid = job.sid;
   // Tell workers to stop what still runs, and everyone to drop map outputs.
-  for (const auto& w : config_.workers) {
-    for (const auto& [is_map, index] : RunningOn(state_, sid, NodeOf(w.id))) {
+  for (const std::string& w : node_names_) {
+    for (const auto& [is_map, index] : RunningOn(state_, sid, NodeOf(w))) {
       pb::TaskRef ref;
       ref.set_job_id(id);
       ref.set_is_map(is_map);
       ref.set_index(index);
       ref.set_attempt(CurrentAttempt(state_, sid, is_map, index));
-      kills_[w.id].push_back(ref);
+      kills_[w].push_back(ref);
     }
-    finished_[w.id].push_back(id);
+    finished_[w].push_back(id);
   }
   pb::JobRecord record = Snapshot(job);
   record.set_state(end_state);
@@ -244,7 +244,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
 void JobTracker::EndUnrecovered(pb::JobRecord record, const std::string& end_state,
                                 const std::string& error) {
   const int64_t id = record.id();
-  for (const auto& w : config_.workers) finished_[w.id].push_back(id);
+  for (const std::string& w : node_names_) finished_[w].push_back(id);
   dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
   record.set_state(end_state);
   record.set_error(error);

@@ -66,7 +66,9 @@ Result<std::vector<std::pair<std::string, pb::INode>>> InputFiles(const dfs::Nam
 bool JobTracker::MaybeRecover() {
   if (recovering_.empty()) return false;
   bool all_live = true;
-  for (const sched::Node& n : state_.nodes()) all_live = all_live && n.live;
+  for (const sched::Node& n : state_.nodes()) {
+    all_live = all_live && (n.live || draining_.count(n.name) > 0);
+  }
   if (!all_live && Now() < recover_at_) return true;
   std::vector<pb::JobRecord> jobs = std::move(recovering_);
   recovering_.clear();

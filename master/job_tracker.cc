@@ -61,20 +61,6 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
   MR_ASSIGN_OR_RETURN(auto history, JobHistory::Open(config.master.data_dir + "/history"));
   std::unique_ptr<JobTracker> t(
       new JobTracker(config, std::move(scheduler), std::move(dfs), std::move(history)));
-  // Datacenters and racks become dense indexes in the order the cluster
-  // file names them.
-  std::map<std::string, int32_t> dcs, racks;
-  for (const auto& w : config.workers) {
-    const int32_t dc = dcs.emplace(w.datacenter, static_cast<int32_t>(dcs.size())).first->second;
-    const int32_t rack =
-        w.rack.empty() ? -1
-                       : racks.emplace(w.datacenter + "/" + w.rack, static_cast<int32_t>(racks.size()))
-                             .first->second;
-    const sched::NodeId id = t->state_.AddNode(w.id, dc, rack, w.map_slots, w.reduce_slots);
-    t->state_.SetLive(id, false);  // until it registers
-    t->nodes_[w.id] = id;
-    t->node_names_.push_back(w.id);
-  }
   // Jobs that were running when the master stopped are recovered once the
   // workers have registered again (job_recovery.cc).
   for (pb::JobRecord& r : t->history_->List()) {
@@ -120,6 +106,46 @@ void JobTracker::ReplicaAdded(uint64_t block, const std::string& worker) {
 }
 
 // ---------------------------------------------------------------- membership
+
+// Datacenters and racks become dense indexes in the order workers become
+// known.
+void JobTracker::AddWorker(const pb::WorkerInfo& info) {
+  const sched::NodeId known = NodeOf(info.id());
+  if (known != sched::kNoNode) {
+    const sched::Node& n = state_.node(known);
+    if (!n.live && (n.map_slots != info.map_slots() || n.reduce_slots != info.reduce_slots())) {
+      state_.SetSlots(known, info.map_slots(), info.reduce_slots());
+    }
+    node_info_[static_cast<size_t>(known)] = info;
+    return;
+  }
+  const int32_t dc =
+      dc_index_.emplace(info.datacenter(), static_cast<int32_t>(dc_index_.size())).first->second;
+  const int32_t rack =
+      info.rack().empty()
+          ? -1
+          : rack_index_.emplace(info.datacenter() + "/" + info.rack(), static_cast<int32_t>(rack_index_.size()))
+                .first->second;
+  const sched::NodeId id = state_.AddNode(info.id(), dc, rack, info.map_slots(), info.reduce_slots());
+  state_.SetLive(id, false);  // until it registers
+  nodes_[info.id()] = id;
+  node_names_.push_back(info.id());
+  node_info_.push_back(info);
+}
+
+void JobTracker::SetDraining(const std::string& worker, bool draining) {
+  if (draining) {
+    draining_.insert(worker);
+  } else {
+    draining_.erase(worker);
+  }
+}
+
+int JobTracker::RunningTasks(const std::string& worker) const {
+  const sched::NodeId node = NodeOf(worker);
+  if (node == sched::kNoNode) return 0;
+  return state_.node(node).running_maps + state_.node(node).running_reduces;
+}
 
 void JobTracker::WorkerUp(const std::string& worker) {
   const sched::NodeId node = NodeOf(worker);
@@ -192,6 +218,8 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   // A worker that cannot write gets no task: map output, fetched segments
   // and reduce output all go to its disk.
   if (!req.disk_problem().empty()) return;
+  // Nor does a decommissioning one (its running tasks may finish).
+  if (draining_.count(req.worker_id())) return;
   HeartbeatLauncher launcher(*this, node, reply);
   scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
 }
@@ -378,13 +406,13 @@ Status JobTracker::MapOutputs(const pb::MapOutputsRequest& req, pb::MapOutputsRe
   reply->set_maps(static_cast<int32_t>(sj.maps.size()));
   for (const sched::MapTask& m : sj.maps) {
     if (m.state != sched::TaskState::kDone || m.node == sched::kNoNode) continue;
-    const auto& info = *config_.FindWorker(node_names_[static_cast<size_t>(m.node)]);
+    const pb::WorkerInfo& info = node_info_[static_cast<size_t>(m.node)];
     pb::MapOutputLocation* loc = reply->add_outputs();
     loc->set_map_index(m.index);
     loc->set_attempt(m.attempts - 1);
-    loc->set_worker_id(info.id);
-    loc->set_address(info.address.ToString());
-    loc->set_datacenter(info.datacenter);
+    loc->set_worker_id(info.id());
+    loc->set_address(info.address());
+    loc->set_datacenter(info.datacenter());
   }
   return Status::OK();
 }

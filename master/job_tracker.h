@@ -72,6 +72,17 @@ class JobTracker {
   const sched::Scheduler& scheduler() const { return *scheduler_; }
 
   // Membership, from the master's registration and liveness checks.
+  // AddWorker makes a worker known (at start for the workers the master
+  // remembers, and at the first registration of a new one; not live until
+  // WorkerUp), or updates a known one's address and slots before its
+  // WorkerUp. Its datacenter and rack must not change (the master refuses
+  // a worker whose labels changed).
+  void AddWorker(const pb::WorkerInfo& info);
+  // A decommissioning or decommissioned worker gets no tasks, and job
+  // recovery after a restart does not wait for it.
+  void SetDraining(const std::string& worker, bool draining);
+  // Task attempts running on `worker` now.
+  int RunningTasks(const std::string& worker) const;
   void WorkerUp(const std::string& worker);
   void WorkerLost(const std::string& worker);
   // After WorkerUp, from cluster.Register: the finished map outputs the
@@ -156,6 +167,9 @@ class JobTracker {
   std::unique_ptr<JobHistory> history_;
   sched::ClusterState state_;
   std::vector<std::string> node_names_;               // NodeId → worker id
+  std::vector<pb::WorkerInfo> node_info_;             // NodeId → its last registration
+  std::map<std::string, int32_t> dc_index_, rack_index_;  // labels → dense indexes
+  std::set<std::string> draining_;                    // decommissioning or decommissioned
   std::unordered_map<std::string, sched::NodeId> nodes_;
   std::map<int64_t, std::unique_ptr<ActiveJob>> active_;  // by job id
   std::vector<int64_t> job_ids_;                      // sched::JobId → job id

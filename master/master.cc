@@ -37,7 +37,9 @@ int64_t WallMs() {
 }
 
 Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio::io_context& io) {
-  if (!IsLoopbackHost(config.master.address.host) && config.ResolvedSecret().empty()) {
+  if ((!IsLoopbackHost(config.master.address.host) ||
+       !IsLoopbackHost(config.master.listen_address().host)) &&
+      config.ResolvedSecret().empty()) {
     return Status::InvalidArgument("refusing to listen on non-loopback address " +
                                    config.master.address.ToString() + " without a cluster secret");
   }
@@ -97,16 +99,23 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
     self->workers_.at(from)->pending_transfers.push_back(std::move(cmd));
   };
   MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(), std::move(dfs)));
+  // The workers this master admitted before (labels, decommissioning
+  // state), then the complete [[worker]] entries it has not seen yet: known,
+  // not live, until they register.
+  MR_ASSIGN_OR_RETURN(auto known, m->namespace_->Workers());
+  for (const pb::KnownWorker& k : known) m->KnowWorker(k);
   for (const auto& w : config.workers) {
-    auto state = std::make_unique<WorkerState>();
-    state->info.set_id(w.id);
-    state->info.set_address(w.address.ToString());
-    state->info.set_datacenter(w.datacenter);
-    state->info.set_rack(w.rack);
-    state->info.set_map_slots(w.map_slots);
-    state->info.set_reduce_slots(w.reduce_slots);
-    state->info.set_capacity_bytes(w.capacity_bytes);
-    m->workers_[w.id] = std::move(state);
+    if (w.address.port == 0 || m->workers_.count(w.id)) continue;
+    pb::KnownWorker k;
+    pb::WorkerInfo* info = k.mutable_info();
+    info->set_id(w.id);
+    info->set_address(w.address.ToString());
+    info->set_datacenter(w.datacenter);
+    info->set_rack(w.rack);
+    info->set_map_slots(w.map_slots);
+    info->set_reduce_slots(w.reduce_slots);
+    info->set_capacity_bytes(w.capacity_bytes);
+    m->KnowWorker(k);
   }
   return m;
 }
@@ -115,7 +124,7 @@ Status Master::Start() {
   server_ = std::make_unique<RpcServer>(io_.get_executor(), RpcOptions::FromConfig(config_, "master"),
                                         "master");
   RegisterHandlers();
-  MR_RETURN_IF_ERROR(server_->Listen(config_.master.address));
+  MR_RETURN_IF_ERROR(server_->Listen(config_.master.listen_address()));
   server_->Start();
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
@@ -123,7 +132,7 @@ Status Master::Start() {
   spdlog::info(
       "master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', epoch "
       "{})",
-      config_.cluster.name, config_.master.address.host, server_->port(), namespace_->file_count(),
+      config_.cluster.name, config_.master.listen_address().host, server_->port(), namespace_->file_count(),
       blocks_.size(), placement_->name(), jobs_->scheduler().name(), epoch_);
   return Status::OK();
 }
@@ -140,6 +149,8 @@ void Master::RegisterHandlers() {
   Unary<pb::RegisterRequest, pb::RegisterReply>(s, "cluster.Register", [this](auto& q, auto* r) { return Register(q, r); });
   Unary<pb::HeartbeatRequest, pb::HeartbeatReply>(s, "cluster.Heartbeat", [this](auto& q, auto* r) { return Heartbeat(q, r); });
   Unary<pb::Empty, pb::ClusterStatusReply>(s, "cluster.Status", [this](auto&, auto* r) { return ClusterStatus(r); });
+  Unary<pb::DecommissionRequest, pb::Empty>(s, "cluster.Decommission", [this](auto& q, auto*) { return Decommission(q.worker_id(), true); });
+  Unary<pb::DecommissionRequest, pb::Empty>(s, "cluster.Recommission", [this](auto& q, auto*) { return Decommission(q.worker_id(), false); });
   Unary<pb::PathRequest, pb::Empty>(s, "dfs.Mkdir", [this](auto& q, auto*) { return Mkdir(q); });
   Unary<pb::PathRequest, pb::ListReply>(s, "dfs.List", [this](auto& q, auto* r) { return List(q, r); });
   Unary<pb::LocateRequest, pb::StatReply>(s, "dfs.Stat", [this](auto& q, auto* r) { return Stat(q, r); });
@@ -168,47 +179,7 @@ void Master::RegisterJobHandlers() {
 
 // ---------------------------------------------------------------- membership
 
-Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply) {
-  auto it = workers_.find(req.worker().id());
-  if (it == workers_.end()) {
-    return Status::PermissionDenied("worker '" + req.worker().id() + "' is not in the cluster file");
-  }
-  WorkerState& w = *it->second;
-  if (req.worker().address() != w.info.address() || req.worker().datacenter() != w.info.datacenter()) {
-    return Status::InvalidArgument("worker '" + w.info.id() + "' registers with address " +
-                                   req.worker().address() + " in " + req.worker().datacenter() +
-                                   ", but the cluster file says " + w.info.address() + " in " +
-                                   w.info.datacenter());
-  }
-  if (w.live) MarkDead(w);  // a restarted worker: forget what it held before
-  w.live = true;
-  w.last_heartbeat = Clock::now();
-  w.used_bytes = req.used_bytes();
-  int known = 0;
-  for (const auto& b : req.blocks()) {
-    auto bit = blocks_.find(b.id());
-    if (bit == blocks_.end()) {
-      reply->add_delete_blocks(b.id());  // not in the namespace: an orphan
-      continue;
-    }
-    ++known;
-    AddReplica(b.id(), w.info.id());
-  }
-  for (const auto& b : req.quarantined_blocks()) {
-    if (!blocks_.count(b.id())) {
-      reply->add_delete_blocks(b.id());
-      continue;
-    }
-    ++known;
-    NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
-  }
-  reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
-  jobs_->WorkerUp(w.info.id());
-  jobs_->WorkerRegistered(req, reply);
-  spdlog::info("worker {} registered from {} in {}: {} blocks ({} orphans to delete)", w.info.id(),
-               w.info.address(), w.info.datacenter(), known, reply->delete_blocks_size());
-  return Status::OK();
-}
+// Register is in membership.cc.
 
 Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
   auto it = workers_.find(req.worker_id());
@@ -278,6 +249,7 @@ awaitable<void> Master::Tick() {
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     if (stopped_) break;
     CheckLiveness();
+    CheckDecommissions();
     ExpireLeases();
     ScheduleRepairs();
     ScheduleReplication();
@@ -338,7 +310,9 @@ void Master::ScheduleReplication() {
     // Restore datacenter spread first: offer only nodes in datacenters that
     // hold no copy yet, when there are any; then let the policy choose.
     std::set<std::string> covered;
-    for (const auto& r : b.replicas) covered.insert(workers_.at(r)->info.datacenter());
+    for (const auto& r : b.replicas) {
+      if (!Draining(r)) covered.insert(workers_.at(r)->info.datacenter());
+    }
     std::vector<dfs::PlacementNode> elsewhere;
     for (const auto& n : nodes) {
       if (!covered.count(n.datacenter)) elsewhere.push_back(n);
@@ -377,10 +351,19 @@ void Master::CopyFailed(uint64_t id, BlockState& b, Clock::time_point now) {
 // blocks were copied elsewhere): delete the surplus from the datacenter that
 // holds the most copies, so the survivors stay spread out.
 void Master::TrimReplicas(uint64_t id, BlockState& b) {
-  while (static_cast<int>(b.replicas.size()) > b.replication) {
+  // Copies on decommissioning workers neither count nor go: they leave
+  // with their worker.
+  auto in_service = [&] {
+    std::vector<std::string> v;
+    for (const auto& n : b.replicas) {
+      if (!Draining(n)) v.push_back(n);
+    }
+    return v;
+  };
+  for (auto kept = in_service(); static_cast<int>(kept.size()) > b.replication; kept = in_service()) {
     std::map<std::string, int> per_dc;
-    for (const auto& n : b.replicas) ++per_dc[workers_.at(n)->info.datacenter()];
-    auto victim = std::max_element(b.replicas.begin(), b.replicas.end(), [&](const auto& x, const auto& y) {
+    for (const auto& n : kept) ++per_dc[workers_.at(n)->info.datacenter()];
+    auto victim = std::max_element(kept.begin(), kept.end(), [&](const auto& x, const auto& y) {
       const int dx = per_dc[workers_.at(x)->info.datacenter()];
       const int dy = per_dc[workers_.at(y)->info.datacenter()];
       return dx != dy ? dx < dy : x < y;
@@ -389,7 +372,7 @@ void Master::TrimReplicas(uint64_t id, BlockState& b) {
     RemoveReplica(id, node);
     workers_.at(node)->pending_deletes.push_back(id);
     spdlog::info("block {} has {} replicas, {} asked: deleting the one on {}", id,
-                 b.replicas.size() + 1, b.replication, node);
+                 kept.size(), b.replication, node);
   }
 }
 
@@ -397,9 +380,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
   reply->set_cluster_name(config_.cluster.name);
   reply->set_placement(placement_->name());
   const auto now = Clock::now();
-  for (const auto& w : config_.workers) {
-    const WorkerState& st = *workers_.at(w.id);
+  for (const auto& id : worker_order_) {
+    const WorkerState& st = *workers_.at(id);
     pb::WorkerStatus* ws = reply->add_workers();
+    ws->set_admin_state(st.admin_state);
     *ws->mutable_worker() = st.info;
     ws->set_live(st.live);
     ws->set_blocks(static_cast<int64_t>(st.blocks.size()));
@@ -415,7 +399,9 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
   for (const auto& [id, b] : blocks_) {
     if (!b.complete) continue;
     ++complete;
-    under += static_cast<int>(b.replicas.size()) < b.replication;
+    int in_service = 0;  // copies on decommissioning workers do not count
+    for (const auto& n : b.replicas) in_service += !Draining(n);
+    under += in_service < b.replication;
   }
   reply->set_files(namespace_->file_count());
   reply->set_blocks(complete);
@@ -472,11 +458,13 @@ Status Master::BadReplica(const pb::BadReplicaRequest& req) {
 
 std::vector<dfs::PlacementNode> Master::LiveNodes() const {
   std::vector<dfs::PlacementNode> nodes;
-  for (const auto& w : config_.workers) {
-    const WorkerState& st = *workers_.at(w.id);
+  for (const auto& id : worker_order_) {
+    const WorkerState& st = *workers_.at(id);
     if (!st.live || !st.disk_problem.empty()) continue;  // a worker that cannot write takes nothing
+    if (!st.admin_state.empty()) continue;               // nor does a decommissioning one
     const int64_t cap = st.info.capacity_bytes();
-    nodes.push_back({w.id, w.datacenter, w.rack, cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1});
+    nodes.push_back({id, st.info.datacenter(), st.info.rack(),
+                     cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1});
   }
   return nodes;
 }

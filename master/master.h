@@ -2,8 +2,13 @@
 // (job_tracker.h). Start here for the master.
 //
 // It keeps
-//   - membership: the workers of the cluster file that registered, and their
-//     liveness by heartbeat (dead after `dead_after_missed_heartbeats`);
+//   - membership (membership.cc): every worker that registered and proved
+//     it belongs (the secret; [[worker]] entries, when any, as an
+//     allow-list), with its labels, persisted in the namespace RocksDB; its
+//     liveness by heartbeat (dead after `dead_after_missed_heartbeats`); and
+//     decommissioning: a draining worker takes no new blocks or tasks, and
+//     becomes `decommissioned` once every block it holds has its
+//     replication on other workers;
 //   - the namespace (dfs/namespace.h, persisted in RocksDB);
 //   - soft state rebuilt from block reports: block → live replica nodes;
 //   - files under construction ("leases"), which never appear in the
@@ -69,6 +74,13 @@ class Master {
   void ScheduleRepairs();
   void NoteCorrupt(uint64_t block, const std::string& node, const std::string& why);
   int CountedReplicas(const BlockState& b) const;
+  // Membership (membership.cc).
+  Status Admit(const pb::RegisterRequest& req) const;
+  WorkerState& KnowWorker(const pb::KnownWorker& known);
+  Status PersistWorker(const WorkerState& w);
+  Status Decommission(const std::string& id, bool drain);
+  void CheckDecommissions();
+  bool Draining(const std::string& node) const;
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
@@ -111,6 +123,7 @@ class Master {
   std::unique_ptr<JobTracker> jobs_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
+  std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
   std::unordered_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;

@@ -24,6 +24,8 @@ struct Master::WorkerState {
   int64_t free_bytes = -1;              // from its last heartbeat
   std::string disk_problem;             // from its last heartbeat; non-empty: place nothing here
   std::vector<pb::RepairCommand> pending_repairs;
+  // "" (in service), "decommissioning" or "decommissioned" (persisted).
+  std::string admin_state;
 };
 
 struct Master::BlockState {

@@ -31,9 +31,15 @@ constexpr int kRepairRounds = 3;
 
 }  // namespace
 
+// Copies on decommissioning workers do not count (membership.cc): the
+// block is copied elsewhere as if they were gone.
 int Master::CountedReplicas(const BlockState& b) const {
-  const int corrupt = b.repair_rounds < kRepairRounds ? static_cast<int>(b.corrupt.size()) : 0;
-  return static_cast<int>(b.replicas.size()) + corrupt;
+  int counted = 0;
+  for (const auto& n : b.replicas) counted += !Draining(n);
+  if (b.repair_rounds < kRepairRounds) {
+    for (const auto& n : b.corrupt) counted += !Draining(n);
+  }
+  return counted;
 }
 
 // Called by BadReplica, Register and Heartbeat.

@@ -128,6 +128,15 @@ void ClusterState::SetLive(NodeId id, bool live) {
   nodes_[static_cast<size_t>(id)].live = live;
 }
 
+void ClusterState::SetSlots(NodeId id, int map_slots, int reduce_slots) {
+  if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) Die("SetSlots", "unknown node");
+  Node& n = nodes_[static_cast<size_t>(id)];
+  if (n.live) Die("SetSlots", n.name + " is live");
+  if (map_slots < 0 || reduce_slots < 0) Die("SetSlots", n.name + ": negative slots");
+  n.map_slots = map_slots;
+  n.reduce_slots = reduce_slots;
+}
+
 void ClusterState::SetDistances(std::vector<std::vector<double>> matrix) {
   for (const auto& row : matrix) {
     if (row.size() != matrix.size()) Die("SetDistances", "the matrix must be square");

@@ -159,9 +159,16 @@ class ClusterState {
   bool ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const;
 
   // ---- Mutations: the host only. ----
+  // Nodes may be added at any time, also after jobs (workers join a running
+  // cluster); a node's datacenter index may be new (datacenters() grows).
+  // Policies size per-node and per-datacenter tables on demand.
   NodeId AddNode(const std::string& name, int32_t datacenter, int32_t rack, int map_slots,
                  int reduce_slots);
   void SetLive(NodeId node, bool live);
+  // A worker that registers again with other slot counts (its flags
+  // changed across a restart). REQUIRES: the node is not live (so it runs
+  // nothing); the host tells the policy OnNodeAdded when it is live again.
+  void SetSlots(NodeId node, int map_slots, int reduce_slots);
   void SetDistances(std::vector<std::vector<double>> matrix);
   JobId AddJob(Job job);  // job.id is assigned
   void LaunchMap(JobId job, int32_t index, NodeId node);

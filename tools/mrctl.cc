@@ -182,7 +182,8 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
                          {"capacity_bytes", w.worker().capacity_bytes()},
                          {"last_heartbeat_ms_ago", w.last_heartbeat_ms_ago()},
                          {"free_bytes", w.free_bytes()}, {"writable", w.disk_problem().empty()},
-                         {"disk_problem", w.disk_problem()}});
+                         {"disk_problem", w.disk_problem()},
+                         {"admin_state", w.admin_state().empty() ? "in-service" : w.admin_state()}});
     }
     json j = {{"cluster", st->cluster_name()}, {"placement", st->placement()}, {"files", st->files()},
               {"blocks", st->blocks()}, {"under_replicated_blocks", st->under_replicated_blocks()},
@@ -194,20 +195,34 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
               st->cluster_name().c_str(), static_cast<long long>(st->files()),
               static_cast<long long>(st->blocks()), static_cast<long long>(st->under_replicated_blocks()),
               st->placement().c_str());
-  std::printf("%-8s %-21s %-8s %-6s %5s %5s %-5s %8s %12s\n", "worker", "address", "dc", "rack", "maps",
-              "reds", "state", "blocks", "disk used");
+  std::printf("%-8s %-21s %-8s %-6s %5s %5s %-5s %8s %12s  %s\n", "worker", "address", "dc", "rack", "maps",
+              "reds", "state", "blocks", "disk used", "admin");
   for (const auto& w : st->workers()) {
-    std::printf("%-8s %-21s %-8s %-6s %5d %5d %-5s %8lld %12s\n", w.worker().id().c_str(),
+    std::printf("%-8s %-21s %-8s %-6s %5d %5d %-5s %8lld %12s  %s\n", w.worker().id().c_str(),
                 w.worker().address().c_str(), w.worker().datacenter().c_str(),
                 w.worker().rack().empty() ? "-" : w.worker().rack().c_str(), w.worker().map_slots(),
                 w.worker().reduce_slots(), w.live() ? "live" : "dead", static_cast<long long>(w.blocks()),
-                mr::tools::HumanBytes(w.used_bytes()).c_str());
+                mr::tools::HumanBytes(w.used_bytes()).c_str(),
+                w.admin_state().empty() ? "in-service" : w.admin_state().c_str());
   }
   for (const auto& w : st->workers()) {
     if (w.live() && !w.disk_problem().empty()) {
       std::printf("%s cannot write: %s\n", w.worker().id().c_str(), w.disk_problem().c_str());
     }
   }
+  co_return Status::OK();
+}
+
+// `mrctl cluster decommission|recommission ID`.
+mr::awaitable<Status> SetDecommission(mr::dfs::DfsClient& c, std::string method, std::string id) {
+  mr::pb::DecommissionRequest req;
+  req.set_worker_id(id);
+  mr::pb::Empty ignored;
+  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster(method, req, &ignored));
+  std::printf("%s: %s\n", id.c_str(),
+              method == "cluster.Decommission"
+                  ? "decommissioning (see `mrctl cluster status`; stop it once it is decommissioned)"
+                  : "in service");
   co_return Status::OK();
 }
 
@@ -293,6 +308,7 @@ struct Options {
   bool json = false;
   std::string gen_kind, gen_size, gen_out;
   uint64_t seed = 1;
+  std::string worker_id;               // cluster decommission|recommission
 };
 
 int RunPut(Options& o) {
@@ -374,6 +390,22 @@ int main(int argc, char** argv) {
   status->add_flag("--json", o.json, "print JSON");
   status->callback([&] {
     action = [&o] { return WithClient(o.target, [&](auto& c) { return ClusterStatus(c, o.json); }); };
+  });
+
+  auto* decommission = cluster->add_subcommand(
+      "decommission", "drain a worker: no new blocks or tasks; its blocks are copied elsewhere");
+  decommission->add_option("ID", o.worker_id, "worker id")->required();
+  decommission->callback([&] {
+    action = [&o] {
+      return WithClient(o.target, [&](auto& c) { return SetDecommission(c, "cluster.Decommission", o.worker_id); });
+    };
+  });
+  auto* recommission = cluster->add_subcommand("recommission", "put a decommissioning or decommissioned worker back in service");
+  recommission->add_option("ID", o.worker_id, "worker id")->required();
+  recommission->callback([&] {
+    action = [&o] {
+      return WithClient(o.target, [&](auto& c) { return SetDecommission(c, "cluster.Recommission", o.worker_id); });
+    };
   });
 
   auto* schedulers = app.add_subcommand("schedulers", "the scheduling policies, their parameters and papers");

@@ -1,5 +1,6 @@
 // mr-worker: the TaskTracker + DataNode process.
 #include <cstdio>
+#include <filesystem>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -7,27 +8,40 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "worker/identity.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"mr-worker: stores blocks and (later) runs map and reduce tasks"};
-  std::string config_path, id, log_file, log_level;
+  CLI::App app{"mr-worker: stores blocks and runs map and reduce tasks"};
+  std::string config_path, log_file, log_level;
+  mr::worker::WorkerFlags f;
   int threads = 2;
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
-  app.add_option("--id", id, "this worker's id in the cluster file")->required();
+  app.add_option("--id", f.id, "this worker's id")->required();
+  app.add_option("--datacenter", f.datacenter, "datacenter label (default: its [[worker]] entry)");
+  app.add_option("--rack", f.rack, "rack label (default: its [[worker]] entry, or none)");
+  app.add_option("--advertise", f.advertise, "HOST:PORT others connect to (default: its [[worker]] address)");
+  app.add_option("--bind", f.bind, "HOST:PORT to listen on, e.g. 0.0.0.0:7100 (default: the advertised one)");
+  app.add_option("--data-dir", f.data_dir, "blocks, tasks and log (default: its [[worker]] data_dir, or ./mr-data/<id>)");
+  app.add_option("--map-slots", f.map_slots, "concurrent map tasks (default: entry, or 2)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--reduce-slots", f.reduce_slots, "concurrent reduce tasks (default: entry, or 1)")->check(CLI::Range(0, 1 << 20));
+  app.add_option("--capacity-bytes", f.capacity_bytes, "bytes of blocks it accepts, 0 = unlimited (default: entry, or 0)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--threads", threads, "I/O threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--log-file", log_file, "log file (default: <data_dir>/worker.log)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error (default: [log] level)");
   CLI11_PARSE(app, argc, argv);
+  f.rack_given = app.count("--rack") > 0;
 
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {
     std::fprintf(stderr, "mr-worker: %s\n", config.status().message().c_str());
     return 2;
   }
-  const mr::WorkerOptions* self = config->FindWorker(id);
-  if (!self) {
-    std::fprintf(stderr, "mr-worker: worker '%s' is not in %s\n", id.c_str(), config_path.c_str());
+  const std::string config_name = std::filesystem::path(config_path).filename().string();
+  auto self = mr::worker::ResolveWorkerIdentity(*config, f, config_name);
+  if (!self.ok()) {
+    std::fprintf(stderr, "mr-worker: %s\n", self.status().message().c_str());
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
@@ -35,7 +49,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (log_file.empty()) log_file = self->data_dir + "/worker.log";
-  if (auto s = mr::InitLogging("worker " + id, log_file,
+  if (auto s = mr::InitLogging("worker " + f.id, log_file,
                                log_level.empty() ? config->log.level : log_level);
       !s.ok()) {
     std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
@@ -43,13 +57,18 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context io(threads);
-  auto worker = mr::worker::Worker::Create(*config, id, io);
+  auto worker = mr::worker::Worker::Create(*config, *self, io);
+  if (worker.ok()) (*worker)->set_on_refused([&io] { io.stop(); });
   mr::Status started = worker.ok() ? (*worker)->Start() : worker.status();
   if (!started.ok()) {
     spdlog::info("cannot start: {}", started.ToString());  // the log file only; stderr gets one line
     std::fprintf(stderr, "mr-worker: %s\n", started.message().c_str());
-    return 1;
+    return started.IsInvalidArgument() ? 2 : 1;
   }
   mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });
+  if (mr::Status refused = (*worker)->refused(); !refused.ok()) {
+    std::fprintf(stderr, "mr-worker: the master refused this worker: %s\n", refused.message().c_str());
+    return 2;
+  }
   return 0;
 }

@@ -43,6 +43,19 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config, cons
                                                asio::io_context& io) {
   const WorkerOptions* self = config.FindWorker(id);
   if (!self) return Status::NotFound("worker '" + id + "' is not in the cluster file");
+  return Create(config, *self, io);
+}
+
+Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config,
+                                               const WorkerOptions& self_options,
+                                               asio::io_context& io) {
+  const WorkerOptions* self = &self_options;
+  if (config.ResolvedSecret().empty() && (!IsLoopbackHost(self->address.host) ||
+                                          !IsLoopbackHost(self->listen_address().host))) {
+    return Status::InvalidArgument("refusing to serve on non-loopback address " +
+                                   self->listen_address().ToString() + " (advertised " +
+                                   self->address.ToString() + ") without a cluster secret");
+  }
   std::unique_ptr<Worker> w(new Worker(config, *self, io));
   dfs::BlockStore::Options options;
   options.fsync = config.dfs.fsync;
@@ -61,7 +74,7 @@ Status Worker::Start() {
   server_->Handle("dn.ReadBlock", [this](ServerCall& c) { return ServeReadBlock(c); });
   server_->Handle("dn.WriteBlock", [this](ServerCall& c) { return ServeWriteBlock(c); });
   tasks_->RegisterHandlers(*server_);
-  MR_RETURN_IF_ERROR(server_->Listen(self_.address));
+  MR_RETURN_IF_ERROR(server_->Listen(self_.listen_address()));
   server_->Start();
   asio::co_spawn(strand_, MasterLoop(), asio::detached);
   if (config_.dfs.scrub_interval_s > 0) {
@@ -72,9 +85,10 @@ Status Worker::Start() {
         *store_, scrub, [this](uint64_t id, const Status& why) { QuarantineReplica(id, why); });
     scrubber_->Start();
   }
-  spdlog::info("worker {} in {} listening on {}:{} with {} blocks ({} bytes)", self_.id,
-               self_.datacenter, self_.address.host, server_->port(), store_->List().size(),
-               store_->used_bytes());
+  spdlog::info("worker {} in {}{}{} listening on {}:{} (advertised {}) with {} blocks ({} bytes)",
+               self_.id, self_.datacenter, self_.rack.empty() ? "" : "/", self_.rack,
+               self_.listen_address().host, server_->port(), self_.address.ToString(),
+               store_->List().size(), store_->used_bytes());
   return Status::OK();
 }
 
@@ -97,6 +111,11 @@ void Worker::Wake() {
 
 uint16_t Worker::port() const { return server_ ? server_->port() : 0; }
 
+Status Worker::refused() const {
+  std::lock_guard lock(mu_);
+  return refused_;
+}
+
 // ---------------------------------------------------------------- master link
 
 // Connects, registers, heartbeats; on any failure waits one interval and
@@ -107,13 +126,25 @@ awaitable<void> Worker::MasterLoop() {
   while (!stopped_) {
     auto conn = co_await Connect(config_.master.address, rpc_options_);
     Status s = conn.status();
+    // A master that does not share our secret refuses every try alike.
+    bool refused = s.IsPermissionDenied();
     if (conn.ok()) {
       master_conn_ = std::move(conn).value();
       warned = false;
-      s = co_await RegisterAndBeat(*master_conn_);
+      s = co_await RegisterAndBeat(*master_conn_, &refused);
       master_conn_->Close();
     }
     if (stopped_) break;
+    if (refused) {
+      spdlog::error("the master refused this worker: {}", s.message());
+      {
+        std::lock_guard lock(mu_);
+        refused_ = s;
+      }
+      Stop();
+      if (on_refused_) on_refused_();
+      break;
+    }
     if (!warned || !s.IsUnavailable()) {
       spdlog::warn("master link: {}; retrying every {} ms", s.ToString(),
                    config_.cluster.heartbeat_interval_ms);
@@ -124,8 +155,15 @@ awaitable<void> Worker::MasterLoop() {
   }
 }
 
-awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
+awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
   pb::RegisterRequest reg;
+  pb::SharedSettings* shared = reg.mutable_settings();
+  shared->set_cluster_name(config_.cluster.name);
+  shared->set_block_size(config_.dfs.block_size);
+  shared->set_transfer_chunk_bytes(config_.dfs.transfer_chunk_bytes);
+  shared->set_max_frame_bytes(config_.cluster.max_frame_bytes);
+  shared->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
+  shared->set_rpc_timeout_ms(config_.cluster.rpc_timeout_ms);
   pb::WorkerInfo* info = reg.mutable_worker();
   info->set_id(self_.id);
   info->set_address(self_.address.ToString());
@@ -151,7 +189,14 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
   // Running attempts stop (the master runs them again); finished maps'
   // outputs are offered to the master, which may take them back.
   for (pb::TaskReport& held : tasks_->Reconnect()) *reg.add_held_map_outputs() = std::move(held);
-  MR_CO_RETURN_IF_ERROR(co_await master.Call("cluster.Register", reg, &registered));
+  Status s = co_await master.Call("cluster.Register", reg, &registered);
+  if (!s.ok()) {
+    // The master's rules (master/membership.cc) answer with these codes; a
+    // broken link or a master still starting answers otherwise.
+    *refused = s.IsInvalidArgument() || s.IsPermissionDenied() || s.IsAlreadyExists() ||
+               s.IsFailedPrecondition();
+    co_return s;
+  }
   tasks_->ForgetJobs(registered.finished_jobs());
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
@@ -189,7 +234,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master) {
     beat.set_free_bytes(disk.free_bytes);
     beat.set_disk_problem(disk.problem);
     pb::HeartbeatReply reply;
-    Status s = co_await master.Call("cluster.Heartbeat", beat, &reply);
+    s = co_await master.Call("cluster.Heartbeat", beat, &reply);
     if (!s.ok()) {
       // Put the reports back so the master learns them after reconnecting.
       std::lock_guard lock(mu_);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <memory>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -39,22 +40,34 @@ namespace mr::worker {
 
 class Worker {
  public:
-  // Opens the block store in <data_dir>/blocks. NotFound if `id` is not a
-  // worker of the cluster file.
+  // Opens the block store in <self.data_dir>/blocks. `self` is this
+  // worker's identity (worker/identity.h: its [[worker]] entry and flags).
+  static Result<std::unique_ptr<Worker>> Create(const ClusterConfig& config,
+                                                const WorkerOptions& self, asio::io_context& io);
+  // The same for the [[worker]] entry `id`; NotFound if there is none.
   static Result<std::unique_ptr<Worker>> Create(const ClusterConfig& config, const std::string& id,
                                                 asio::io_context& io);
   ~Worker();
 
-  // Listens on the worker's address and starts the master link.
+  // Listens on the worker's bind address (its advertised one by default)
+  // and starts the master link.
   Status Start();
   void Stop();
   uint16_t port() const;
+  // Not OK once the master refused this worker (its registration broke a
+  // rule: docs/config.md, "Workers joining"; or the handshake failed on the
+  // secret). The worker has stopped serving then; mr-worker exits with 2.
+  Status refused() const;
+  // Called (on an io thread) when the worker refuses to go on; mr-worker
+  // stops its io_context there. Set before Start().
+  void set_on_refused(std::function<void()> fn) { on_refused_ = std::move(fn); }
 
  private:
   Worker(const ClusterConfig& config, const WorkerOptions& self, asio::io_context& io);
 
   awaitable<void> MasterLoop();
-  awaitable<Status> RegisterAndBeat(Connection& master);
+  // Sets *refused when the master refused the registration for good.
+  awaitable<Status> RegisterAndBeat(Connection& master, bool* refused);
   awaitable<Status> ServeReadBlock(ServerCall& call);
   awaitable<Status> ServeWriteBlock(ServerCall& call);
   awaitable<void> CopyBlock(pb::TransferCommand command);
@@ -88,12 +101,14 @@ class Worker {
   std::unique_ptr<TaskTracker> tasks_;
   std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
 
-  std::mutex mu_;                      // guards the report queues and repairing_
+  mutable std::mutex mu_;              // guards the report queues and repairing_
   // Each block id is in at most one queue: its latest change wins.
   std::vector<pb::BlockRef> received_;
   std::vector<uint64_t> removed_;
   std::vector<uint64_t> quarantined_;
   std::set<uint64_t> repairing_;       // repairs under way
+  Status refused_;                     // guarded by mu_
+  std::function<void()> on_refused_;
 };
 
 }  // namespace mr::worker

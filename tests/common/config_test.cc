@@ -222,8 +222,6 @@ TEST(ConfigTest, RequiredKeys) {
             "cluster.toml: missing required key 'worker[0].datacenter'");
   EXPECT_EQ(ParseError(WithMaster("[[worker]]\naddress = \"127.0.0.1:7101\"\n")),
             "cluster.toml: missing required key 'worker[0].id'");
-  EXPECT_EQ(ParseError(WithMaster("[[worker]]\nid = \"w1\"\ndatacenter = \"dc1\"\n")),
-            "cluster.toml: missing required key 'worker[0].address'");
   EXPECT_EQ(ParseError(WithMaster(Worker("", "127.0.0.1:7101"))),
             "cluster.toml: 'worker[0].id' must not be empty");
 }
@@ -556,6 +554,43 @@ TEST(ConfigTest, ScrubKeys) {
             "cluster.toml: 'dfs.scrub_interval_s' must be at least 0 (got -1)");
   EXPECT_EQ(ParseError(WithMaster("[dfs]\nscrub_bytes_per_second = 0\n")),
             "cluster.toml: 'dfs.scrub_bytes_per_second' must be at least 1 (got 0)");
+}
+
+}  // namespace
+}  // namespace mr
+
+namespace mr {
+namespace {
+
+// Issue 11: a [[worker]] entry may be an allow-list entry without an
+// address (the worker advertises it with --advertise); the master may
+// listen on another address than the one others connect to.
+TEST(ConfigTest, AllowListEntryWithoutAddress) {
+  ClusterConfig c = ParseOk(WithMaster("[[worker]]\nid = \"w1\"\ndatacenter = \"dc1\"\n"
+                                       "[[worker]]\nid = \"w2\"\ndatacenter = \"dc2\"\n"));
+  ASSERT_EQ(c.workers.size(), 2u);
+  EXPECT_EQ(c.workers[0].address.port, 0);
+  EXPECT_EQ(c.workers[1].address.port, 0);  // two entries without an address are not duplicates
+}
+
+TEST(ConfigTest, MasterBindAddress) {
+  ClusterConfig plain = ParseOk(kMinimal);
+  EXPECT_EQ(plain.master.listen_address().ToString(), "127.0.0.1:7000");
+  ClusterConfig nat = ParseOk(
+      "[cluster]\nsecret = \"s\"\n[master]\naddress = \"203.0.113.7:7000\"\nbind = \"0.0.0.0:7000\"\n");
+  EXPECT_EQ(nat.master.listen_address().ToString(), "0.0.0.0:7000");
+  EXPECT_EQ(nat.master.address.ToString(), "203.0.113.7:7000");
+  EXPECT_EQ(ParseError(WithMaster("bind = \"0.0.0.0:7000\"\n")),
+            "cluster.toml: 'cluster.secret' is required when master.bind is not a loopback address");
+  EXPECT_EQ(ParseError(WithMaster("bind = \"0.0.0.0\"\n")),
+            "cluster.toml: 'master.bind': invalid address '0.0.0.0': expected host:port");
+}
+
+TEST(ConfigTest, WorkerIdRule) {
+  EXPECT_TRUE(IsValidWorkerId("w-1_a.b"));
+  EXPECT_FALSE(IsValidWorkerId(""));
+  EXPECT_FALSE(IsValidWorkerId(".."));
+  EXPECT_FALSE(IsValidWorkerId("w/1"));
 }
 
 }  // namespace

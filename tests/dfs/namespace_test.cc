@@ -546,3 +546,31 @@ TEST_F(NamespaceTest, DamagedBlockIdMarkIsAStatusNotAnException) {
 
 }  // namespace
 }  // namespace mr::dfs
+
+namespace mr::dfs {
+namespace {
+
+// Issue 11: the workers the master admitted survive a restart, with their
+// labels and decommissioning state; a record is replaced, not duplicated.
+TEST_F(NamespaceTest, KnownWorkersSurviveReopen) {
+  pb::KnownWorker w;
+  w.mutable_info()->set_id("w7");
+  w.mutable_info()->set_datacenter("dc2");
+  w.mutable_info()->set_rack("r1");
+  ASSERT_TRUE(ns_->PutWorker(w).ok());
+  w.set_admin_state("decommissioning");
+  ASSERT_TRUE(ns_->PutWorker(w).ok());
+  Reopen();
+  auto workers = ns_->Workers();
+  ASSERT_TRUE(workers.ok()) << workers.status().ToString();
+  ASSERT_EQ(workers->size(), 1u);
+  EXPECT_EQ((*workers)[0].info().rack(), "r1");
+  EXPECT_EQ((*workers)[0].admin_state(), "decommissioning");
+  EXPECT_TRUE(ListNames("/").empty());  // not files
+  PutRaw("w:bad", "\xff\xff");
+  Reopen();
+  EXPECT_TRUE(ns_->Workers().status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace mr::dfs

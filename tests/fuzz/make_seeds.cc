@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/auth.h"
+#include "common/config.h"
 #include "common/frame.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
@@ -88,6 +89,15 @@ std::string Register(const std::string& id, const std::string& dc, int port) {
   r.mutable_worker()->set_datacenter(dc);
   r.mutable_worker()->set_map_slots(2);
   r.mutable_worker()->set_reduce_slots(1);
+  // master_rpc_fuzzer.cc's MakeConfig: the settings a worker must share.
+  const ClusterConfig defaults;
+  pb::SharedSettings* s = r.mutable_settings();
+  s->set_cluster_name("fuzz");
+  s->set_block_size(defaults.dfs.block_size);
+  s->set_transfer_chunk_bytes(defaults.dfs.transfer_chunk_bytes);
+  s->set_max_frame_bytes(defaults.cluster.max_frame_bytes);
+  s->set_heartbeat_interval_ms(defaults.cluster.heartbeat_interval_ms);
+  s->set_rpc_timeout_ms(5000);
   pb::BlockRef* b = r.add_blocks();
   b->set_id(7);
   b->set_bytes(100);

@@ -225,3 +225,21 @@ TEST(ClusterStateDeathTest, PreconditionsAbortWithAMessage) {
 
 }  // namespace
 }  // namespace mr::sched
+
+namespace mr::sched {
+namespace {
+
+// A worker that registers again with other slots (issue 11).
+TEST(ClusterStateTest, SetSlotsOnANodeThatIsDown) {
+  ClusterState s;
+  NodeId a = s.AddNode("a", 0, -1, 2, 1);
+  s.SetLive(a, false);
+  s.SetSlots(a, 4, 2);
+  s.SetLive(a, true);
+  EXPECT_EQ(s.node(a).free_map_slots(), 4);
+  EXPECT_EQ(s.total_reduce_slots(), 2);
+  EXPECT_DEATH(s.SetSlots(a, 1, 1), "is live");
+}
+
+}  // namespace
+}  // namespace mr::sched

@@ -163,6 +163,27 @@ TEST_P(ConformanceTest, ALostNodesTasksAndFinishedMapsRunAgainElsewhere) {
   EXPECT_EQ(host.violations(), 0);
 }
 
+// Workers join a running cluster (issue 11): a node added while a job runs,
+// in a datacenter the cluster did not have, is served like the first ones.
+// A later job whose blocks live only on the new node completes with every
+// task launched correctly, and the new node runs work.
+TEST_P(ConformanceTest, ANodeThatJoinsARunningClusterTakesWork) {
+  NodeId a = host.AddNode(0, 1, 1);
+  JobId first = host.AddJob(MakeJob({{a}, {a}, {a}, {a}}, /*reduces=*/1));
+  std::vector<Launch> before = RunUntil({a}, [&] { return host.job(first).finished_maps >= 1; });
+  ASSERT_FALSE(before.empty());
+  NodeId b = host.AddNode(/*dc=*/1, 2, 1);  // a new datacenter
+  ASSERT_EQ(host.state().datacenters(), 2);
+  JobId second = host.AddJob(MakeJob({{b}, {b}, {b}, {b}, {b}, {b}}, /*reduces=*/1));
+  std::vector<Launch> after =
+      RunUntil({a, b}, [&] { return host.job(first).done && host.job(second).done; });
+  EXPECT_TRUE(host.job(first).done);
+  EXPECT_TRUE(host.job(second).done);
+  EXPECT_TRUE(std::any_of(after.begin(), after.end(), [&](const Launch& l) { return l.node == b; }));
+  EXPECT_EQ(CheckConsistent(host.state()), "");
+  EXPECT_EQ(host.violations(), 0);
+}
+
 // One random cluster and workload, driven by a seeded stream of events:
 // 2–3 datacenters (racks for every third seed), 4–9 nodes, 4–8 jobs
 // arriving over the first 1500 steps with 1–40 maps on 1–3 random replicas

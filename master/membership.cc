@@ -1,0 +1,288 @@
+// Membership on the Master: which workers it admits, what it remembers of
+// them, and decommissioning (docs/dfs.md, "Adding and retiring workers").
+//
+// A worker registers with its id, advertised address, datacenter and rack
+// labels, slots, and its copy of the settings every process must share
+// (SharedSettings). The master admits it when
+//   - the settings agree with its own (else one line naming the key);
+//   - the id and the address are well formed, and the address is one others
+//     can connect to (not a wildcard);
+//   - the cluster file has no [[worker]] entries, or has one with this id
+//     whose labels (and address, if it gives one) are the worker's: then
+//     the entries are an allow-list;
+//   - no other process holds the id: a live worker with this id at another
+//     address makes the newcomer's registration fail (the same worker
+//     restarting from the same address replaces itself);
+//   - a worker known from before keeps its datacenter and rack (placement
+//     and the scheduler's topology were built on them).
+// An admitted worker is persisted (KnownWorker under "w:<id>" in the
+// namespace RocksDB) before it is live, so a restarted master knows its
+// labels and its decommissioning state before it reports in.
+//
+// Decommissioning, as HDFS does it: `decommissioning` workers take no new
+// block, copy or task; their replicas stop counting toward a block's
+// replication, so re-replication copies every block they hold to other
+// workers (restoring datacenter spread first); running tasks finish. A
+// worker becomes `decommissioned` once every block it holds has its
+// replication on in-service workers and it runs no task; it may then be
+// stopped without a block becoming under-replicated. Recommissioning puts
+// it back in service (surplus copies are trimmed as usual).
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "master/master.h"
+#include "master/master_internal.h"
+
+namespace mr::master {
+namespace {
+
+// "w2" < "w10": runs of digits compare as numbers.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t ei = i, ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+      const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ei, j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
+}
+
+std::string Labels(const std::string& dc, const std::string& rack) {
+  return "datacenter '" + dc + "' rack '" + rack + "'";
+}
+
+template <typename T>
+Status Agree(const std::string& worker, const char* key, const T& theirs, const T& ours) {
+  if (theirs == ours) return Status::OK();
+  std::ostringstream m;
+  m << "worker '" << worker << "' disagrees with the master on '" << key << "': it has " << theirs
+    << ", the master " << ours << " (every process needs the same cluster file)";
+  return Status::FailedPrecondition(m.str());
+}
+
+}  // namespace
+
+bool Master::Draining(const std::string& node) const {
+  auto it = workers_.find(node);
+  return it != workers_.end() && !it->second->admin_state.empty();
+}
+
+// Makes a worker known (not live): at start for the stored ones and the
+// complete [[worker]] entries, and at the first registration of a new one.
+Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
+  const std::string& id = known.info().id();
+  auto& slot = workers_[id];
+  if (!slot) {
+    slot = std::make_unique<WorkerState>();
+    worker_order_.insert(std::upper_bound(worker_order_.begin(), worker_order_.end(), id, NaturalLess), id);
+  }
+  slot->info = known.info();
+  slot->admin_state = known.admin_state();
+  jobs_->AddWorker(known.info());
+  jobs_->SetDraining(id, !known.admin_state().empty());
+  return *slot;
+}
+
+Status Master::PersistWorker(const WorkerState& w) {
+  pb::KnownWorker k;
+  *k.mutable_info() = w.info;
+  k.set_admin_state(w.admin_state);
+  return namespace_->PutWorker(k);
+}
+
+// Every rule a registration must pass (see the file comment); the first
+// broken one, as one line.
+Status Master::Admit(const pb::RegisterRequest& req) const {
+  const pb::WorkerInfo& wi = req.worker();
+  const std::string& id = wi.id();
+  if (!IsValidWorkerId(id)) {
+    return Status::InvalidArgument("worker id '" + id +
+                                   "' may contain only letters, digits, '-', '_' and '.'");
+  }
+  const pb::SharedSettings& s = req.settings();
+  MR_RETURN_IF_ERROR(Agree(id, "cluster.name", s.cluster_name(), config_.cluster.name));
+  MR_RETURN_IF_ERROR(Agree(id, "dfs.block_size", s.block_size(), config_.dfs.block_size));
+  MR_RETURN_IF_ERROR(Agree(id, "dfs.transfer_chunk_bytes", s.transfer_chunk_bytes(),
+                           config_.dfs.transfer_chunk_bytes));
+  MR_RETURN_IF_ERROR(Agree(id, "cluster.max_frame_bytes", s.max_frame_bytes(),
+                           config_.cluster.max_frame_bytes));
+  MR_RETURN_IF_ERROR(Agree(id, "cluster.heartbeat_interval_ms", s.heartbeat_interval_ms(),
+                           config_.cluster.heartbeat_interval_ms));
+  MR_RETURN_IF_ERROR(Agree(id, "cluster.rpc_timeout_ms", s.rpc_timeout_ms(),
+                           config_.cluster.rpc_timeout_ms));
+  if (wi.datacenter().empty()) {
+    return Status::InvalidArgument("worker '" + id + "' has no datacenter label");
+  }
+  auto address = ParseHostPort(wi.address());
+  if (!address.ok()) {
+    return Status::InvalidArgument("worker '" + id + "' advertises '" + wi.address() +
+                                   "': " + address.status().message());
+  }
+  if (address->host == "0.0.0.0" || address->host == "::") {
+    return Status::InvalidArgument("worker '" + id + "' advertises " + wi.address() +
+                                   ", which no one can connect to: advertise an address the "
+                                   "master, clients and other workers reach (--advertise)");
+  }
+  if (wi.map_slots() < 1 || wi.reduce_slots() < 0 || wi.capacity_bytes() < 0) {
+    return Status::InvalidArgument("worker '" + id + "' has bad slots or capacity");
+  }
+  if (!config_.workers.empty()) {
+    const WorkerOptions* entry = config_.FindWorker(id);
+    if (entry == nullptr) {
+      return Status::PermissionDenied("worker '" + id +
+                                      "' is not in the allow-list: the master's cluster file has "
+                                      "[[worker]] entries and none has this id");
+    }
+    if (entry->datacenter != wi.datacenter() || entry->rack != wi.rack()) {
+      return Status::PermissionDenied("worker '" + id + "' claims " +
+                                      Labels(wi.datacenter(), wi.rack()) +
+                                      ", but its [[worker]] entry says " +
+                                      Labels(entry->datacenter, entry->rack));
+    }
+    if (entry->address.port != 0 && entry->address.ToString() != wi.address()) {
+      return Status::PermissionDenied("worker '" + id + "' registers from " + wi.address() +
+                                      ", but its [[worker]] entry says " +
+                                      entry->address.ToString());
+    }
+  }
+  auto it = workers_.find(id);
+  if (it == workers_.end()) return Status::OK();
+  const WorkerState& known = *it->second;
+  if (known.live && known.info.address() != wi.address()) {
+    const int64_t dead_ms =
+        int64_t{config_.cluster.heartbeat_interval_ms} * config_.cluster.dead_after_missed_heartbeats;
+    return Status::AlreadyExists("worker id '" + id + "' is live at " + known.info.address() +
+                                 "; refusing a second process at " + wi.address() +
+                                 " (ids are unique; a worker that is gone is declared dead after " +
+                                 std::to_string(dead_ms) + " ms without a heartbeat)");
+  }
+  if (known.info.datacenter() != wi.datacenter() || known.info.rack() != wi.rack()) {
+    return Status::FailedPrecondition(
+        "worker '" + id + "' is known in " + Labels(known.info.datacenter(), known.info.rack()) +
+        " (the master keeps a worker's labels); it now claims " +
+        Labels(wi.datacenter(), wi.rack()) + ": start it with its labels, or under a new id");
+  }
+  return Status::OK();
+}
+
+Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply) {
+  if (Status admitted = Admit(req); !admitted.ok()) {
+    spdlog::warn("refused a worker's registration from {}: {}", req.worker().address(),
+                 admitted.message());
+    return admitted;
+  }
+  const std::string& id = req.worker().id();
+  auto it = workers_.find(id);
+  const bool fresh = it == workers_.end();
+  WorkerState* state = fresh ? nullptr : it->second.get();
+  if (state && state->live) MarkDead(*state);  // a restarted worker: forget what it held before
+  const bool changed = fresh || state->info.SerializeAsString() != req.worker().SerializeAsString();
+  if (fresh) {
+    pb::KnownWorker k;
+    *k.mutable_info() = req.worker();
+    state = &KnowWorker(k);
+  } else {
+    state->info = req.worker();
+    jobs_->AddWorker(state->info);
+  }
+  WorkerState& w = *state;
+  // Durable before it is live: a restarted master knows what it admitted.
+  if (changed) MR_RETURN_IF_ERROR(PersistWorker(w));
+  w.live = true;
+  w.last_heartbeat = Clock::now();
+  w.used_bytes = req.used_bytes();
+  int known = 0;
+  for (const auto& b : req.blocks()) {
+    auto bit = blocks_.find(b.id());
+    if (bit == blocks_.end()) {
+      reply->add_delete_blocks(b.id());  // not in the namespace: an orphan
+      continue;
+    }
+    ++known;
+    AddReplica(b.id(), w.info.id());
+  }
+  for (const auto& b : req.quarantined_blocks()) {
+    if (!blocks_.count(b.id())) {
+      reply->add_delete_blocks(b.id());
+      continue;
+    }
+    ++known;
+    NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
+  }
+  reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
+  jobs_->WorkerUp(w.info.id());
+  jobs_->WorkerRegistered(req, reply);
+  spdlog::info("worker {} {} from {} in {}{}{}: {} blocks ({} orphans to delete){}", w.info.id(),
+               fresh ? "joined" : "registered", w.info.address(), w.info.datacenter(),
+               w.info.rack().empty() ? "" : "/", w.info.rack(), known, reply->delete_blocks_size(),
+               w.admin_state.empty() ? "" : "; it is " + w.admin_state);
+  return Status::OK();
+}
+
+// "cluster.Decommission" (drain = true) and "cluster.Recommission".
+// Asking again for the state a worker is in is not an error.
+Status Master::Decommission(const std::string& id, bool drain) {
+  auto it = workers_.find(id);
+  if (it == workers_.end()) return Status::NotFound("no worker '" + id + "' is known to the master");
+  WorkerState& w = *it->second;
+  if (drain == !w.admin_state.empty()) return Status::OK();
+  const std::string before = w.admin_state;
+  w.admin_state = drain ? "decommissioning" : "";
+  if (Status s = PersistWorker(w); !s.ok()) {
+    w.admin_state = before;
+    return s;
+  }
+  jobs_->SetDraining(id, drain);
+  if (drain) {
+    spdlog::info("worker {} is decommissioning: no new blocks or tasks go there; its {} blocks are "
+                 "copied to other workers",
+                 id, w.blocks.size());
+  } else {
+    spdlog::info("worker {} is recommissioned ({} before): it takes blocks and tasks again", id,
+                 before);
+  }
+  return Status::OK();
+}
+
+// Every heartbeat interval (Tick): decommissioning workers whose blocks all
+// have their replication elsewhere, and that run no task, are done.
+void Master::CheckDecommissions() {
+  const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
+                                               config_.cluster.dead_after_missed_heartbeats);
+  const bool settled = Clock::now() - started_ >= grace;  // block reports are in
+  for (const auto& id : worker_order_) {
+    WorkerState& w = *workers_.at(id);
+    if (w.admin_state != "decommissioning" || !settled) continue;
+    int waiting = 0;
+    for (uint64_t block : w.blocks) {
+      auto b = blocks_.find(block);
+      if (b == blocks_.end()) continue;
+      waiting += !b->second.complete || CountedReplicas(b->second) < b->second.replication;
+    }
+    const int tasks = jobs_->RunningTasks(id);
+    if (waiting > 0 || tasks > 0) continue;
+    w.admin_state = "decommissioned";
+    if (Status s = PersistWorker(w); !s.ok()) {
+      w.admin_state = "decommissioning";
+      spdlog::error("worker {}: cannot record that it is decommissioned: {}", id, s.ToString());
+      continue;
+    }
+    spdlog::info("worker {} is decommissioned: each of its {} blocks has its replication on other "
+                 "workers{}; it may be stopped",
+                 id, w.blocks.size(), w.live ? "" : " (it is not live)");
+  }
+}
+
+}  // namespace mr::master
