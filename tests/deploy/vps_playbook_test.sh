@@ -95,11 +95,15 @@ trap 'exit 130' INT TERM
 
 # --- the package -------------------------------------------------------------
 if [[ -z "$deb" ]]; then
-  [[ -f "$BUILD/CPackConfig.cmake" ]] || fail "no --deb and no CPack config in $BUILD"
+  if [[ ! -f "$BUILD/CPackConfig.cmake" ]]; then
+    say "SKIP: no package: pass --deb FILE (or MR_DEB), or configure $BUILD with CPack (deploy/CMakeLists.txt)"
+    exit 77
+  fi
   (cd "$BUILD" && cpack -G DEB -B "$T/deb" >"$T/cpack.log" 2>&1) || fail "cpack -G DEB: $(tail -n 3 "$T/cpack.log")"
   deb="$(ls "$T"/deb/mr_*.deb | head -n 1)"
 fi
 [[ -f "$deb" ]] || fail "no package '$deb'"
+dpkg-deb -c "$deb" | grep -q '\./usr/bin/mr-worker$' || fail "$deb does not install /usr/bin/mr-worker"
 deb="$(realpath "$deb")"
 version="$(dpkg-deb -f "$deb" Version)"
 # The upgrade: the same files under a higher version, as the next release.

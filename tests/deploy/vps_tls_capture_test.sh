@@ -100,14 +100,16 @@ write_config() {  # write_config MODE DIR
   } >"$dir/cluster.toml"
 }
 
+# Started with ip netns exec itself (it execs the daemon), so $! is the
+# daemon's PID: a shell function run with & would be a subshell.
 declare -A pid=()
 start() {  # start NAME (in its namespace, from the build directory)
   local n="$1" dir="$2"
   if [[ "$n" == m1 ]]; then
-    netns_exec m1 "$BUILD/master/mr-master" --config "$dir/cluster.toml" --log-file "$dir/m1.log" \
+    ip netns exec "$(netns_ns m1)" "$BUILD/master/mr-master" --config "$dir/cluster.toml" --log-file "$dir/m1.log" \
       >"$dir/m1.out" 2>&1 &
   else
-    netns_exec "$n" "$BUILD/worker/mr-worker" --config "$dir/cluster.toml" --id "$n" \
+    ip netns exec "$(netns_ns "$n")" "$BUILD/worker/mr-worker" --config "$dir/cluster.toml" --id "$n" \
       --log-file "$dir/$n.log" >"$dir/$n.out" 2>&1 &
   fi
   pid[$n]=$!
