@@ -103,7 +103,8 @@ if [[ -z "$deb" ]]; then
   deb="$(ls "$T"/deb/mr_*.deb | head -n 1)"
 fi
 [[ -f "$deb" ]] || fail "no package '$deb'"
-dpkg-deb -c "$deb" | grep -q '\./usr/bin/mr-worker$' || fail "$deb does not install /usr/bin/mr-worker"
+dpkg-deb -c "$deb" >"$T/deb.list"
+grep -q '\./usr/bin/mr-worker$' "$T/deb.list" || fail "$deb does not install /usr/bin/mr-worker"
 deb="$(realpath "$deb")"
 version="$(dpkg-deb -f "$deb" Version)"
 # The upgrade: the same files under a higher version, as the next release.
@@ -272,4 +273,40 @@ cmp -s "$T/wc2.want" "$T/wc2.got" || fail "job $job's output after the upgrade d
 got_sum="$(mrctl_c1 dfs cat /data/keep.bin | sha256sum | cut -d' ' -f1)"
 [[ "$got_sum" == "$keep_sum" ]] || fail "/data/keep.bin changed across the upgrade"
 say "after the upgrade: /data/keep.bin has its sha256, job $job succeeded with the right output"
+
+# --- backup and restore of the master's RocksDBs (docs/deploy-fleet.md) --------
+# The master stopped (what the unit's stop does: TERM, then it closes its
+# RocksDBs), its data_dir archived, started again; a file put after the
+# backup; then the backup restored: the namespace is back at the backup, and
+# the file put before it is whole.
+master_ctl() {  # master_ctl stop|start: as site.yml's exec mode does
+  if [[ "$1" == stop ]]; then
+    on_m1 start-stop-daemon --stop --oknodo --retry TERM/30/KILL/5 --pidfile /run/mr/mr-master.pid --remove-pidfile >/dev/null
+  else
+    on_m1 start-stop-daemon --start --background --make-pidfile --pidfile /run/mr/mr-master.pid --chuid mr:mr \
+      --umask 077 --chdir /var/lib/mr --output /var/log/mr/mr-master.out --exec /usr/bin/mr-master -- \
+      --config /etc/mr/cluster.toml
+  fi
+}
+wait_workers() {
+  vps_ssh_from ctl m1 python3 - --ids "$(IFS=,; echo "${workers[*]}")" --timeout 120 \
+    <"$ROOT/deploy/ansible/roles/mr/files/mr_wait_workers.py" >/dev/null || fail "workers did not come back: $1"
+}
+master_ctl stop
+on_m1 'tar -C /var/lib/mr -czf /var/lib/mr/master-backup.tgz master/namespace master/history'
+master_ctl start
+wait_workers "after the backup"
+mrctl_c1 dfs put "$T/keep.bin" /data/after-backup.bin >/dev/null
+master_ctl stop
+on_m1 'mv /var/lib/mr/master /var/lib/mr/master.before-restore && mkdir -m 700 /var/lib/mr/master &&
+       tar -C /var/lib/mr -xzf /var/lib/mr/master-backup.tgz && chown -R mr:mr /var/lib/mr/master'
+master_ctl start
+wait_workers "after the restore"
+got_sum="$(mrctl_c1 dfs cat /data/keep.bin | sha256sum | cut -d' ' -f1)"
+[[ "$got_sum" == "$keep_sum" ]] || fail "/data/keep.bin is not whole after the restore"
+if mrctl_c1 dfs stat /data/after-backup.bin >/dev/null 2>&1; then
+  fail "/data/after-backup.bin, put after the backup, exists after the restore"
+fi
+[[ "$(mrctl_c1 job show "$job" --json | jq -r .state)" == succeeded ]] || fail "job $job's record is gone after the restore"
+say "backup (master stopped, tar of master/namespace and master/history) and restore: /data/keep.bin whole, the later file gone, job $job's record kept"
 say "PASS (deploy ${deploy_s} s, upgrade ${upgrade_s} s)"
