@@ -139,36 +139,40 @@ vps_ssh_from ctl m1 'rm /etc/mr/.vps-probe'
 
 # --- the inventory -----------------------------------------------------------
 secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-{
-  echo "all:"
-  echo "  children:"
-  for ((d = 1; d <= dcs; d++)); do
-    echo "    dc$d:"
-    echo "      vars: { datacenter: dc$d }"
-    echo "      hosts:"
-    for v in "${vpss[@]}"; do
-      [[ ${dc_of[$v]} -eq $d ]] && echo "        $v: { ansible_host: $(netns_addr "$v") }"
+write_inventory() {  # the VPSs m1, "${workers[@]}" and c1, grouped by datacenter
+  local hosts=(m1 "${workers[@]}" c1) d v w
+  {
+    echo "all:"
+    echo "  children:"
+    for ((d = 1; d <= dcs; d++)); do
+      echo "    dc$d:"
+      echo "      vars: { datacenter: dc$d }"
+      echo "      hosts:"
+      for v in "${hosts[@]}"; do
+        [[ ${dc_of[$v]} -eq $d ]] && echo "        $v: { ansible_host: $(netns_addr "$v") }"
+      done
     done
-  done
-  echo "    master: { hosts: { m1: } }"
-  echo "    workers:"
-  echo "      hosts:"
-  for w in "${workers[@]}"; do echo "        $w:"; done
-  echo "    clients: { hosts: { c1: } }"
-  echo "  vars:"
-  echo "    ansible_user: root"
-  echo "    ansible_ssh_common_args: -F $T/ssh/ssh_config"
-  echo "    mr_service_manager: exec"
-  echo "    mr_secret: $secret"
-  echo "    mr_ssh_from: [$(netns_addr ctl)]"
-  echo "    mr_block_size: 1048576"
-  echo "    mr_fsync: false"
-  echo "    mr_heartbeat_interval_ms: 500"
-  echo "    mr_dead_after_missed_heartbeats: 6"
-  echo "    mr_control_mrctl: $BUILD/tools/mrctl"
-  echo "    mr_tls_ca_dir: $T/tls-ca"
-  echo "    mr_smoke_size: 1M"
-} >"$T/inventory.yml"
+    echo "    master: { hosts: { m1: } }"
+    echo "    workers:"
+    echo "      hosts:"
+    for w in "${workers[@]}"; do echo "        $w:"; done
+    echo "    clients: { hosts: { c1: } }"
+    echo "  vars:"
+    echo "    ansible_user: root"
+    echo "    ansible_ssh_common_args: -F $T/ssh/ssh_config"
+    echo "    mr_service_manager: exec"
+    echo "    mr_secret: $secret"
+    echo "    mr_ssh_from: [$(netns_addr ctl)]"
+    echo "    mr_block_size: 1048576"
+    echo "    mr_fsync: false"
+    echo "    mr_heartbeat_interval_ms: 500"
+    echo "    mr_dead_after_missed_heartbeats: 6"
+    echo "    mr_control_mrctl: $BUILD/tools/mrctl"
+    echo "    mr_tls_ca_dir: $T/tls-ca"
+    echo "    mr_smoke_size: 1M"
+  } >"$T/inventory.yml"
+}
+write_inventory
 
 playbook() {  # playbook LOG ARGS...: ansible-playbook from the control node
   local log="$1"; shift
@@ -222,6 +226,7 @@ probe c1 "$(netns_addr m1)" 7000 || fail "the client c1 cannot reach m1:7000"
 if probe ctl "$(netns_addr w1)" 7100; then fail "the control node reaches w1:7100: the firewall is open to non-peers"; fi
 if probe ctl "$(netns_addr m1)" 7000; then fail "the control node reaches m1:7000: the firewall is open to non-peers"; fi
 say "firewall: c1 reaches m1:7000 and w1:7100, the control node neither"
+on_m1 nft list ruleset >"$T/nft-m1.txt"; vps_ssh_from ctl w1 nft list ruleset >"$T/nft-w1.txt"
 
 # --- a job from the client VPS, checked independently ---------------------------
 "$BUILD/tools/mrctl" gen text "$T/words.txt" --size 4M --seed 5 >/dev/null
@@ -309,4 +314,41 @@ if mrctl_c1 dfs stat /data/after-backup.bin >/dev/null 2>&1; then
 fi
 [[ "$(mrctl_c1 job show "$job" --json | jq -r .state)" == succeeded ]] || fail "job $job's record is gone after the restore"
 say "backup (master stopped, tar of master/namespace and master/history) and restore: /data/keep.bin whole, the later file gone, job $job's record kept"
-say "PASS (deploy ${deploy_s} s, upgrade ${upgrade_s} s)"
+
+# --- adding and retiring a worker (docs/deploy-fleet.md) ----------------------
+# w3 is decommissioned (its blocks copied elsewhere first) and stopped; a new
+# VPS wn joins c1's datacenter; the inventory loses w3 and gains wn, and
+# site.yml runs again: wn starts and registers without a master restart,
+# and the firewalls stop letting w3 in.
+retired="${workers[-1]}"
+dc_of[wn]="${dc_of[c1]}"
+netns_add_host "${dc_of[wn]}" wn
+vps_start wn
+mrctl_c1 cluster decommission "$retired" >/dev/null
+for _ in $(seq 1 240); do
+  admin="$(mrctl_c1 cluster status --json | jq -r --arg w "$retired" '.workers[] | select(.id == $w) | .admin_state')"
+  [[ "$admin" == decommissioned ]] && break
+  sleep 0.5
+done
+[[ "$admin" == decommissioned ]] || fail "$retired is '$admin' 120 s after mrctl cluster decommission"
+vps_ssh_from ctl "$retired" start-stop-daemon --stop --retry TERM/30/KILL/5 --pidfile "/run/mr/mr-worker@$retired.pid" --remove-pidfile >/dev/null
+workers=("${workers[@]:0:${#workers[@]}-1}" wn)
+write_inventory
+start=$SECONDS
+if ! playbook "$T/scale.log" -e "mr_deb=$deb2"; then
+  grep -E 'fatal:|FAILED|ERROR|msg' "$T/scale.log" | tail -n 15 >&2
+  fail "ansible-playbook site.yml with wn added and $retired removed failed (log: $T/scale.log)"
+fi
+scale_s=$((SECONDS - start))
+status="$(mrctl_c1 cluster status --json)"
+[[ "$(jq -r '.workers[] | select(.id == "wn" and .live) | .datacenter' <<<"$status")" == "dc${dc_of[wn]}" ]] ||
+  fail "wn is not live in dc${dc_of[wn]}"
+[[ "$(jq -r --arg w "$retired" '.workers[] | select(.id == $w) | .admin_state' <<<"$status")" == decommissioned ]] ||
+  fail "$retired is no longer decommissioned"
+[[ "$(jq -r '.under_replicated_blocks' <<<"$status")" == 0 ]] || fail "under-replicated blocks after retiring $retired"
+got_sum="$(mrctl_c1 dfs cat /data/keep.bin | sha256sum | cut -d' ' -f1)"
+[[ "$got_sum" == "$keep_sum" ]] || fail "/data/keep.bin is not whole after retiring $retired"
+if probe "$retired" "$(netns_addr w1)" 7100; then fail "$retired, retired, still reaches w1:7100"; fi
+probe wn "$(netns_addr w1)" 7100 || fail "wn cannot reach w1:7100"
+say "worker wn added and $retired retired (decommissioned, stopped, out of the inventory) in ${scale_s} s: /data/keep.bin whole, $retired kept out by the firewalls"
+say "PASS (deploy ${deploy_s} s, upgrade ${upgrade_s} s, add/retire ${scale_s} s)"
