@@ -6,10 +6,12 @@
 # `--tags upgrade` (a rolling upgrade to a newer package) must keep a DFS file
 # byte for byte and a job that was running when it began.
 #
-#   tests/deploy/vps_playbook_test.sh [--full] [--deb FILE] [--build DIR] [--keep]
+#   tests/deploy/vps_playbook_test.sh [--full] [--tls MODE] [--deb FILE] [--build DIR] [--keep]
 #
 #   reduced (ctest vps_playbook): dc1: m1 (master), w1; dc2: w2, w3, c1 (client)
 #   --full: six VPSs in three datacenters: dc1: m1, w1; dc2: w2, w3; dc3: w4, w5, c1
+#   --tls: the cluster's tls (mr_tls): off (default), inter-dc or all; the
+#          playbook then makes the CA and certificates with the build's mrctl
 #   --deb: the package to deploy (default: $MR_DEB, else cpack -G DEB in the build dir)
 #   --keep: leave the temp directory (logs, inventory) for a look afterwards
 #
@@ -35,10 +37,11 @@ set -euo pipefail
 export LC_ALL=C
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
-full=0 deb="${MR_DEB:-}" keep=0
+full=0 deb="${MR_DEB:-}" keep=0 tls=off
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --full) full=1; shift ;;
+    --tls) tls="$2"; shift 2 ;;
     --deb) deb="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -129,7 +132,7 @@ netns_add_host $((dcs + 1)) ctl
 for v in "${vpss[@]}"; do netns_add_host "${dc_of[$v]}" "$v"; done
 vps_init "$T"
 for v in "${vpss[@]}"; do vps_start "$v"; done
-say "${#vpss[@]} VPSs in $dcs datacenters, sshd on each; control node $(netns_addr ctl)"
+say "${#vpss[@]} VPSs in $dcs datacenters, sshd on each; control node $(netns_addr ctl); tls $tls"
 
 # Each VPS sees its own /etc/mr: a file made on m1 is not on w1.
 vps_ssh_from ctl m1 'echo m1 >/etc/mr/.vps-probe'
@@ -170,6 +173,7 @@ write_inventory() {  # the VPSs m1, "${workers[@]}" and c1, grouped by datacente
     echo "    mr_control_mrctl: $BUILD/tools/mrctl"
     echo "    mr_tls_ca_dir: $T/tls-ca"
     echo "    mr_smoke_size: 1M"
+    echo "    mr_tls: $tls"
   } >"$T/inventory.yml"
 }
 write_inventory
