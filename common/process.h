@@ -1,5 +1,5 @@
 // What every long-running binary does after start-up: run its io_context
-// until SIGINT or SIGTERM, then stop cleanly.
+// until SIGINT or SIGTERM, then stop cleanly; reopen the log on SIGHUP.
 #pragma once
 
 #include <functional>
@@ -21,7 +21,8 @@ Status PreparePrivateDataDir(const std::string& data_dir);
 
 // Runs `io` on `threads` threads (this one included) until SIGINT or
 // SIGTERM arrives; then calls `stop` on an io thread, stops `io`, and returns
-// once every thread has left it.
+// once every thread has left it. SIGHUP meanwhile reopens the log file
+// (ReopenLogFile in common/log.h) and logs that it did.
 void RunUntilSignal(boost::asio::io_context& io, int threads, std::function<void()> stop);
 
 }  // namespace mr

@@ -7,10 +7,23 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "common/version.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"mr-master: membership, DFS namespace and (later) job scheduling"};
+  CLI::App app{
+      "mr-master: the master of an mr cluster: worker membership and liveness, the DFS "
+      "namespace (RocksDB in master.data_dir), and the JobTracker with its scheduling policy "
+      "and job history. Workers and mrctl connect to master.address."};
+  app.footer(
+      "Runs until SIGINT or SIGTERM; SIGHUP reopens the log file (for logrotate). Under "
+      "systemd (stderr is the journal) every line goes to the journal with its level and no "
+      "log file is written.\n\n"
+      "Exit status: 0 after a clean stop, 1 when it cannot start, 2 when the cluster file "
+      "is wrong.\n\n"
+      "Files: /etc/mr/cluster.toml (the cluster file, see docs/config.md), "
+      "/var/lib/mr (the state directory of the packaged systemd unit mr-master.service).");
+  app.set_version_flag("--version", mr::VersionLine("mr-master"));
   std::string config_path, log_file, log_level;
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
   app.add_option("--log-file", log_file, "log file (default: <master.data_dir>/master.log)");
@@ -27,8 +40,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (log_file.empty()) log_file = config->master.data_dir + "/master.log";
-  if (auto s = mr::InitLogging("master", log_file, log_level.empty() ? config->log.level : log_level);
-      !s.ok()) {
+  mr::LogOptions log_options = config->log;
+  if (!log_level.empty()) log_options.level = log_level;
+  if (auto s = mr::InitLogging("master", log_file, log_options); !s.ok()) {
     std::fprintf(stderr, "mr-master: %s\n", s.message().c_str());
     return 2;
   }

@@ -14,11 +14,13 @@
 #include <spdlog/spdlog.h>
 
 #include "common/config.h"
+#include "common/version.h"
 #include "dfs/client.h"
 #include "dfs/namespace.h"
 #include "jobs/job.h"
 #include "scheduler/scheduler.h"
 #include "tools/cli_support.h"
+#include "tools/completion.h"
 #include "tools/datagen.h"
 #include "tools/mrctl_common.h"
 
@@ -359,7 +361,10 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
 
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
-  CLI::App app{"mrctl: the client of the mr MapReduce runtime"};
+  CLI::App app{"mrctl: the client of the mr MapReduce runtime: the DFS, jobs, the cluster's "
+                "state, the scheduling policies and jobs it offers, test data."};
+  app.set_version_flag("--version", mr::VersionLine("mrctl"));
+  app.set_help_all_flag("--help-all", "Print the help of every command and exit");
   app.require_subcommand(1);
   Options o;
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
@@ -389,6 +394,21 @@ int main(int argc, char** argv) {
   gen->add_option("--size", o.gen_size, "bytes, e.g. 100M")->required();
   gen->add_option("--seed", o.seed, "random seed")->capture_default_str();
   gen->callback([&] { action = [&o] { return Gen(o.gen_kind, o.gen_size, o.seed, o.gen_out); }; });
+
+  // Shell completion, from the tree above; the words of a few values.
+  mr::tools::CompletionWords words;
+  std::vector<std::string> job_names;
+  for (const mr::jobs::JobInfo* j : mr::jobs::RegisteredJobs()) job_names.push_back(j->name);
+  words[app.get_subcommand("job")->get_subcommand("run")->get_option("NAME")] = job_names;
+  words[gen->get_option("KIND")] = {"text", "web", "dna"};
+  mr::tools::AddCompletionCommand(app, "mrctl", words, &action);
+  // After the subcommands, which would inherit it.
+  app.footer(
+      "Finding the cluster: --config FILE, else $MR_CONFIG, else .mr/cluster.toml in the "
+      "current directory or a parent (deploy/local-cluster.sh writes one); --master "
+      "HOST:PORT alone takes the secret from $MR_SECRET.\n\n"
+      "Exit status: 0 success, 1 the operation failed, 2 bad usage or configuration.\n\n"
+      "mrctl COMMAND --help describes a command; mrctl --help-all describes them all.");
 
   try {
     app.parse(argc, argv);

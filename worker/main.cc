@@ -7,10 +7,23 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "common/version.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"mr-worker: stores blocks and (later) runs map and reduce tasks"};
+  CLI::App app{
+      "mr-worker: a worker of an mr cluster: stores DFS blocks on local disk and serves them, "
+      "runs map and reduce tasks, and serves map output to reducers. Its [[worker]] entry in "
+      "the cluster file, chosen by --id, gives its address, datacenter, slots and data_dir."};
+  app.footer(
+      "Runs until SIGINT or SIGTERM; SIGHUP reopens the log file (for logrotate). Under "
+      "systemd (stderr is the journal) every line goes to the journal with its level and no "
+      "log file is written.\n\n"
+      "Exit status: 0 after a clean stop, 1 when it cannot start, 2 when the cluster file "
+      "is wrong or has no worker with this id.\n\n"
+      "Files: /etc/mr/cluster.toml (the cluster file, see docs/config.md), "
+      "/var/lib/mr (the state directory of the packaged systemd unit mr-worker@ID.service).");
+  app.set_version_flag("--version", mr::VersionLine("mr-worker"));
   std::string config_path, id, log_file, log_level;
   int threads = 2;
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
@@ -35,9 +48,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (log_file.empty()) log_file = self->data_dir + "/worker.log";
-  if (auto s = mr::InitLogging("worker " + id, log_file,
-                               log_level.empty() ? config->log.level : log_level);
-      !s.ok()) {
+  mr::LogOptions log_options = config->log;
+  if (!log_level.empty()) log_options.level = log_level;
+  if (auto s = mr::InitLogging("worker " + id, log_file, log_options); !s.ok()) {
     std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
     return 2;
   }
