@@ -103,7 +103,7 @@ Status InitLogging(const std::string& process_name, const std::string& file,
     spdlog::pattern_formatter::custom_flags flags;
     flags['*'] = std::make_unique<SyslogPriorityFlag>();
     formatter = std::make_unique<spdlog::pattern_formatter>(
-        "<%*>[%n] %v", spdlog::pattern_time_type::local, spdlog::details::os::default_eol,
+        "%*[%n] %v", spdlog::pattern_time_type::local, spdlog::details::os::default_eol,
         std::move(flags));
   } else if (file.empty()) {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();

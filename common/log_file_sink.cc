@@ -28,7 +28,8 @@ Status RotatingFileSink::Reopen() {
 
 Status RotatingFileSink::OpenLocked() {
   const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError("cannot open log file '" + path_ + "': " + std::strerror(errno));
+  if (fd < 0)
+    return Status::IOError("cannot open log file '" + path_ + "': " + std::strerror(errno));
   struct stat st {};
   int rc = ::fstat(fd, &st);
   // A file left by an older version (0644) is made private.

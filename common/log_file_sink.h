@@ -6,11 +6,11 @@
 // Thread-safe: spdlog's base_sink serialises every call on its mutex.
 #pragma once
 
+#include <spdlog/sinks/base_sink.h>
+
 #include <cstdint>
 #include <mutex>
 #include <string>
-
-#include <spdlog/sinks/base_sink.h>
 
 #include "common/status.h"
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace mr {
 namespace {
@@ -22,7 +23,10 @@ Status StatError(const std::string& path, const std::string& what, int err) {
   return err == ENOENT ? Status::NotFound(m) : Status::IOError(m);
 }
 
-// The mode and type rules, on a stat of the file itself.
+// The mode and type rules, on a stat of the file itself (PostgreSQL's rule
+// for its ssl_key_file): no permission for others; no group write or
+// execute; group read only when root owns the file (root:mr 0640, read by
+// daemons running as mr), so a file of another owner must be 0600 or less.
 Status CheckStat(const struct stat& st, const std::string& path, const std::string& what) {
   if (!S_ISREG(st.st_mode)) {
     return Status::InvalidArgument(what + " '" + path + "' is not a regular file");
@@ -30,6 +34,17 @@ Status CheckStat(const struct stat& st, const std::string& path, const std::stri
   if ((st.st_mode & 007) != 0) {
     return Status::InvalidArgument(what + " '" + path + "' is accessible by others (mode " +
                                    Octal(st.st_mode) + "); run: chmod o-rwx " + path);
+  }
+  if ((st.st_mode & 030) != 0) {
+    return Status::InvalidArgument(what + " '" + path +
+                                   "' is writable or executable by its group (mode " +
+                                   Octal(st.st_mode) + "); run: chmod g-wx " + path);
+  }
+  if ((st.st_mode & 040) != 0 && st.st_uid != 0) {
+    return Status::InvalidArgument(what + " '" + path + "' is readable by its group (mode " +
+                                   Octal(st.st_mode) + ") and not owned by root (uid " +
+                                   std::to_string(st.st_uid) + "); run: chmod g-rwx " + path +
+                                   " (or make it root-owned, group mr, mode 0640)");
   }
   return Status::OK();
 }

@@ -27,8 +27,11 @@ int main(int argc, char** argv) {
   CLI::App app{
       "mr-local: runs a MapReduce job in one process on local files, with the same job code "
       "as a cluster; the oracle that cluster output is compared with."};
-  footer += "\n\nExit status: 0 success, 1 the job failed while running, 2 bad usage "
-            "(unknown job or parameter, missing input, existing output).";
+  footer +=
+      "\n\nExit status:\n"
+      "  0  the job succeeded\n"
+      "  1  the job failed while running\n"
+      "  2  bad usage: unknown job or parameter, missing input, existing output";
   app.footer(footer);
   app.set_version_flag("--version", mr::VersionLine("mr-local"));
   std::string job, output;

@@ -16,13 +16,19 @@ int main(int argc, char** argv) {
       "namespace (RocksDB in master.data_dir), and the JobTracker with its scheduling policy "
       "and job history. Workers and mrctl connect to master.address."};
   app.footer(
-      "Runs until SIGINT or SIGTERM; SIGHUP reopens the log file (for logrotate). Under "
-      "systemd (stderr is the journal) every line goes to the journal with its level and no "
-      "log file is written.\n\n"
-      "Exit status: 0 after a clean stop, 1 when it cannot start, 2 when the cluster file "
-      "is wrong.\n\n"
-      "Files: /etc/mr/cluster.toml (the cluster file, see docs/config.md), "
-      "/var/lib/mr (the state directory of the packaged systemd unit mr-master.service).");
+      "Signals:\n"
+      "  SIGINT, SIGTERM  stop cleanly\n"
+      "  SIGHUP           reopen the log file (after logrotate moved it)\n\n"
+      "Logging:\n"
+      "  To --log-file, rotated at [log] max_file_bytes. Under systemd (stderr is the\n"
+      "  journal) every line goes to the journal with its level, and no file is written.\n\n"
+      "Exit status:\n"
+      "  0  stopped cleanly\n"
+      "  1  could not start (address in use, data_dir not writable, ...)\n"
+      "  2  the cluster file is wrong (one line says which key)\n\n"
+      "Files:\n"
+      "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-master.service\n"
+      "  /var/lib/mr           the unit's state directory; master.data_dir lives under it");
   app.set_version_flag("--version", mr::VersionLine("mr-master"));
   std::string config_path, log_file, log_level;
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();

@@ -326,12 +326,12 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   on(put, [&o] { return RunPut(o); });
 
   auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
-  get->add_option("DFSPATH", o.path)->required();
-  get->add_option("LOCAL", o.local)->required();
+  get->add_option("DFSPATH", o.path, "the DFS file or directory")->required();
+  get->add_option("LOCAL", o.local, "the local file (or directory to put it in)")->required();
   on(get, [&o] { return WithClient(o.target, [&](auto& c) { return Get(c, o.path, o.local); }); });
 
   auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
-  cat->add_option("PATH", o.path)->required();
+  cat->add_option("PATH", o.path, "a DFS file or directory")->required();
   on(cat, [&o] {
     return WithClient(o.target, [&](auto& c) {
       return Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
@@ -339,22 +339,22 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   });
 
   auto* ls = dfs->add_subcommand("ls", "list a directory");
-  ls->add_option("PATH", o.path);
+  ls->add_option("PATH", o.path, "a DFS directory (default: /)");
   ls->add_flag("--json", o.json, "print JSON");
   on(ls, [&o] { return WithClient(o.target, [&](auto& c) { return Ls(c, o.path, o.json); }); });
 
   auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
-  rm->add_option("PATH", o.path)->required();
+  rm->add_option("PATH", o.path, "a DFS file or directory")->required();
   rm->add_flag("-r,--recursive", o.recursive, "remove a non-empty directory and everything in it");
   on(rm, [&o] { return WithClient(o.target, [&](auto& c) { return c.Delete(o.path, o.recursive); }); });
 
   auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
-  mkdir->add_option("PATH", o.path)->required();
+  mkdir->add_option("PATH", o.path, "the DFS directory to make")->required();
   mkdir->add_flag("-p,--parents", o.parents, "make parents as needed; no error if it exists");
   on(mkdir, [&o] { return WithClient(o.target, [&](auto& c) { return c.Mkdir(o.path, o.parents); }); });
 
   auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
-  stat->add_option("PATH", o.path)->required();
+  stat->add_option("PATH", o.path, "a DFS file or directory")->required();
   stat->add_flag("--json", o.json, "print JSON");
   on(stat, [&o] { return WithClient(o.target, [&](auto& c) { return StatCmd(c, o.path, o.json); }); });
 }
@@ -364,7 +364,6 @@ int main(int argc, char** argv) {
   CLI::App app{"mrctl: the client of the mr MapReduce runtime: the DFS, jobs, the cluster's "
                 "state, the scheduling policies and jobs it offers, test data."};
   app.set_version_flag("--version", mr::VersionLine("mrctl"));
-  app.set_help_all_flag("--help-all", "Print the help of every command and exit");
   app.require_subcommand(1);
   Options o;
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
@@ -404,11 +403,15 @@ int main(int argc, char** argv) {
   mr::tools::AddCompletionCommand(app, "mrctl", words, &action);
   // After the subcommands, which would inherit it.
   app.footer(
-      "Finding the cluster: --config FILE, else $MR_CONFIG, else .mr/cluster.toml in the "
-      "current directory or a parent (deploy/local-cluster.sh writes one); --master "
-      "HOST:PORT alone takes the secret from $MR_SECRET.\n\n"
-      "Exit status: 0 success, 1 the operation failed, 2 bad usage or configuration.\n\n"
-      "mrctl COMMAND --help describes a command; mrctl --help-all describes them all.");
+      "mrctl COMMAND --help describes a command (man mrctl: all of them).\n\n"
+      "Finding the cluster:\n"
+      "  The cluster file named by --config, else by $MR_CONFIG, else .mr/cluster.toml in\n"
+      "  the current directory or a parent (deploy/local-cluster.sh writes one). With\n"
+      "  --master HOST:PORT and no --config, the secret comes from $MR_SECRET.\n\n"
+      "Exit status:\n"
+      "  0  success\n"
+      "  1  the operation failed\n"
+      "  2  bad usage or configuration");
 
   try {
     app.parse(argc, argv);

@@ -16,13 +16,19 @@ int main(int argc, char** argv) {
       "runs map and reduce tasks, and serves map output to reducers. Its [[worker]] entry in "
       "the cluster file, chosen by --id, gives its address, datacenter, slots and data_dir."};
   app.footer(
-      "Runs until SIGINT or SIGTERM; SIGHUP reopens the log file (for logrotate). Under "
-      "systemd (stderr is the journal) every line goes to the journal with its level and no "
-      "log file is written.\n\n"
-      "Exit status: 0 after a clean stop, 1 when it cannot start, 2 when the cluster file "
-      "is wrong or has no worker with this id.\n\n"
-      "Files: /etc/mr/cluster.toml (the cluster file, see docs/config.md), "
-      "/var/lib/mr (the state directory of the packaged systemd unit mr-worker@ID.service).");
+      "Signals:\n"
+      "  SIGINT, SIGTERM  stop cleanly\n"
+      "  SIGHUP           reopen the log file (after logrotate moved it)\n\n"
+      "Logging:\n"
+      "  To --log-file, rotated at [log] max_file_bytes. Under systemd (stderr is the\n"
+      "  journal) every line goes to the journal with its level, and no file is written.\n\n"
+      "Exit status:\n"
+      "  0  stopped cleanly\n"
+      "  1  could not start (address in use, data_dir not writable, ...)\n"
+      "  2  the cluster file is wrong, or has no worker with this id\n\n"
+      "Files:\n"
+      "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-worker@ID.service\n"
+      "  /var/lib/mr           the unit's state directory; the worker's data_dir lives under it");
   app.set_version_flag("--version", mr::VersionLine("mr-worker"));
   std::string config_path, id, log_file, log_level;
   int threads = 2;
