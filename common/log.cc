@@ -135,6 +135,20 @@ Status ReopenLogFile() {
   return sink ? sink->Reopen() : Status::OK();
 }
 
+void ReportStartupError(const std::string& program, const std::string& message) {
+  bool to_file = false;
+  {
+    std::lock_guard lock(current_file_mu);
+    to_file = current_file != nullptr;
+  }
+  if (to_file) {
+    spdlog::error("cannot start: {}", message);
+    spdlog::default_logger()->flush();
+  }
+  std::fprintf(stderr, "%s%s: %s\n", StderrIsJournal() ? "<3>" : "", program.c_str(),
+               message.c_str());
+}
+
 int64_t LogThrottle::Tick(Clock::time_point now) {
   std::lock_guard lock(mu_);
   ++held_;

@@ -37,6 +37,14 @@ bool StderrIsJournal();
 // stderr. Called by RunUntilSignal (common/process.h) on SIGHUP. Thread-safe.
 Status ReopenLogFile();
 
+// Reports why a daemon cannot start, once per place: one line
+// "<program>: <message>" on stderr, with the syslog error level "<3>" in
+// front when stderr is the journal (so journalctl -p err shows it); and,
+// when InitLogging opened a log file, the same reason in that file as an
+// error line. Called by mr-master's and mr-worker's main just before they
+// exit non-zero, before or after InitLogging.
+void ReportStartupError(const std::string& program, const std::string& message);
+
 // Lets one log line through per interval for an event that can repeat
 // thousands of times a second (a refused connection, a failing accept()),
 // and counts the events it held back, so the next line can say how many

@@ -11,6 +11,17 @@
 
 namespace mr {
 
+// The "Signals:" and "Logging:" paragraphs of mr-master's and mr-worker's
+// --help (and so of their man pages), which RunUntilSignal and InitLogging
+// make true. Each main puts it at the start of its CLI11 footer.
+inline constexpr const char kDaemonSignalsAndLoggingHelp[] =
+    "Signals:\n"
+    "  SIGINT, SIGTERM  stop cleanly\n"
+    "  SIGHUP           reopen the log file (after logrotate moved it)\n\n"
+    "Logging:\n"
+    "  To --log-file, rotated at [log] max_file_bytes. Under systemd (stderr is the\n"
+    "  journal) every line goes to the journal with its level, and no file is written.\n\n";
+
 // Makes everything the daemon creates from here on private to its user:
 // sets the umask to 077 (files 0600, directories 0700: RocksDB, block files,
 // map outputs, logs), creates `data_dir` with its missing parents as 0700,

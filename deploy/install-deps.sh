@@ -11,6 +11,7 @@ PACKAGES=(
   iperf3 iproute2 procps psmisc jq bc coreutils
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan
   help2man bash-completion dpkg-dev systemd  # man pages, mrctl completion, the .deb, unit checks
+  debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)
 )
 
 missing=()

@@ -1,5 +1,5 @@
 // mr-worker: the TaskTracker + DataNode process.
-#include <cstdio>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -16,12 +16,7 @@ int main(int argc, char** argv) {
       "runs map and reduce tasks, and serves map output to reducers. Its [[worker]] entry in "
       "the cluster file, chosen by --id, gives its address, datacenter, slots and data_dir."};
   app.footer(
-      "Signals:\n"
-      "  SIGINT, SIGTERM  stop cleanly\n"
-      "  SIGHUP           reopen the log file (after logrotate moved it)\n\n"
-      "Logging:\n"
-      "  To --log-file, rotated at [log] max_file_bytes. Under systemd (stderr is the\n"
-      "  journal) every line goes to the journal with its level, and no file is written.\n\n"
+      std::string(mr::kDaemonSignalsAndLoggingHelp) +
       "Exit status:\n"
       "  0  stopped cleanly\n"
       "  1  could not start (address in use, data_dir not writable, ...)\n"
@@ -34,30 +29,32 @@ int main(int argc, char** argv) {
   int threads = 2;
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
   app.add_option("--id", id, "this worker's id in the cluster file")->required();
-  app.add_option("--threads", threads, "I/O threads")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--threads", threads, "I/O threads")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--log-file", log_file, "log file (default: <data_dir>/worker.log)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error (default: [log] level)");
   CLI11_PARSE(app, argc, argv);
 
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", config.status().message().c_str());
+    mr::ReportStartupError("mr-worker", config.status().message());
     return 2;
   }
   const mr::WorkerOptions* self = config->FindWorker(id);
   if (!self) {
-    std::fprintf(stderr, "mr-worker: worker '%s' is not in %s\n", id.c_str(), config_path.c_str());
+    mr::ReportStartupError("mr-worker", "worker '" + id + "' is not in " + config_path);
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
+    mr::ReportStartupError("mr-worker", s.message());
     return 1;
   }
   if (log_file.empty()) log_file = self->data_dir + "/worker.log";
   mr::LogOptions log_options = config->log;
   if (!log_level.empty()) log_options.level = log_level;
   if (auto s = mr::InitLogging("worker " + id, log_file, log_options); !s.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
+    mr::ReportStartupError("mr-worker", s.message());
     return 2;
   }
 
@@ -65,8 +62,7 @@ int main(int argc, char** argv) {
   auto worker = mr::worker::Worker::Create(*config, id, io);
   mr::Status started = worker.ok() ? (*worker)->Start() : worker.status();
   if (!started.ok()) {
-    spdlog::info("cannot start: {}", started.ToString());  // the log file only; stderr gets one line
-    std::fprintf(stderr, "mr-worker: %s\n", started.message().c_str());
+    mr::ReportStartupError("mr-worker", started.message());
     return 1;
   }
   mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });

@@ -15,8 +15,8 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=tests/deploy/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # Waits (at most 10 s) until file $1 contains $2.
 wait_for() {
@@ -85,7 +85,7 @@ fi
 # 2. Under systemd: JOURNAL_STREAM names stderr (device:inode).
 : >"$tmp/stderr"
 journal="JOURNAL_STREAM=$(stat -c %d:%i "$tmp/stderr")"
-LOG_FILE= start_master "$tmp/data2" "$journal"
+LOG_FILE='' start_master "$tmp/data2" "$journal"
 stop_master || fail "mr-master did not stop cleanly under JOURNAL_STREAM"
 if grep -q "^<6>\[master\] master '.*' listening on" "$tmp/stderr"; then
   echo "ok   JOURNAL_STREAM: '<6>[master] ...' lines on stderr"
@@ -96,5 +96,4 @@ grep -v '^<[0-7]>' "$tmp/stderr" | grep -q . && fail "stderr has lines without a
 grep -qE '^<[0-7]>[0-9]{4}-' "$tmp/stderr" && fail "journal lines carry a timestamp"
 [[ -e $tmp/data2/master.log ]] && fail "a log file was written under JOURNAL_STREAM"
 
-((fails == 0)) && echo PASS || echo "FAIL: $fails"
-((fails == 0))
+finish
