@@ -8,15 +8,9 @@
 # Usage: daemon_logging_test.sh MR_MASTER
 set -u
 master_bin=$1
-tmp=$(mktemp -d /tmp/mr-daemon-logging.XXXXXX)
-pid=
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
 # shellcheck source=tests/deploy/lib.sh
 . "$(dirname "$0")/lib.sh"
+scratch_dir daemon-logging
 
 # Waits (at most 10 s) until file $1 contains $2.
 wait_for() {

@@ -14,8 +14,8 @@
 #  5. waits (at most 60 s) until the master on the host lists w1 as live, and
 #     checks the user, modes, unit state and journal levels in the container;
 #  6. bad input under the real unit: /etc/mr/secret made world-readable, then
-#     removed: the worker exits 2 with one journal line and is not restarted;
-#     restored, it registers again.
+#     removed: the worker exits 2 with one journal line at priority err and
+#     is not restarted; restored, it registers again.
 # Usage: tests/deploy/fresh_root.sh [--deb FILE] [--build DIR] [--keep]
 #   --deb FILE   the package (default: the newest DIR/mr_*_amd64.deb; made
 #                with `cpack -G DEB` in DIR when there is none)
@@ -232,9 +232,10 @@ bad_secret() {  # bad_secret WHAT PATTERN SETUP...: the worker stops with one li
   done
   local status line
   status=$(inside systemctl show -p ExecMainStatus --value mr-worker@w1)
-  line=$(inside journalctl -u mr-worker@w1 -o cat --no-pager -n 5 | grep -- "$pattern" | tail -n 1)
+  # -p err: the line came with "<3>", so the journal holds it as an error.
+  line=$(inside journalctl -u mr-worker@w1 -p err -o cat --no-pager -n 5 | grep -- "$pattern" | tail -n 1)
   if [[ $st == failed && $status == 2 && -n $line ]]; then
-    ok "$what: unit failed, exit 2, not restarted; journal: $line"
+    ok "$what: unit failed, exit 2, not restarted; journal (-p err): $line"
   else
     fail "$what: state '$st', exit '$status', line '$line'"
   fi

@@ -22,3 +22,16 @@ install_into() {
   fi
   rm -f "$1/install.log"
 }
+
+# scratch_dir NAME: makes $tmp, a new directory /tmp/mr-NAME.XXXXXX, and at
+# exit stops the daemon whose pid the test left in $pid (if any) and removes
+# $tmp.
+scratch_dir() {
+  tmp=$(mktemp -d "/tmp/mr-$1.XXXXXX")
+  pid=
+  trap remove_scratch_dir EXIT
+}
+remove_scratch_dir() {
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$tmp"
+}

@@ -9,15 +9,9 @@
 set -u
 master_bin=$1
 worker_bin=$2
-tmp=$(mktemp -d /tmp/mr-startup-errors.XXXXXX)
-pid=
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
 # shellcheck source=tests/deploy/lib.sh
 . "$(dirname "$0")/lib.sh"
+scratch_dir startup-errors
 
 port=$((20000 + RANDOM % 12000))
 # cluster.toml with [cluster] secret_file = $1.
