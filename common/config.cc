@@ -12,6 +12,8 @@
 
 #include "common/config.h"
 
+#include "common/private_file.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <toml++/toml.h>
@@ -191,7 +193,7 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
       t.CheckKeys({"name", "secret", "secret_env", "heartbeat_interval_ms",
                    "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes",
                    "handshake_timeout_ms", "max_unauthenticated_connections",
-                   "max_unauthenticated_per_address"}));
+                   "max_unauthenticated_per_address", "secret_file"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name));
   MR_RETURN_IF_ERROR(t.String("secret", &o->secret));
   MR_RETURN_IF_ERROR(t.String("secret_env", &o->secret_env));
@@ -207,6 +209,16 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
                            &o->max_unauthenticated_connections));
   MR_RETURN_IF_ERROR(t.Int("max_unauthenticated_per_address", 1, kIntMax,
                            &o->max_unauthenticated_per_address));
+  MR_RETURN_IF_ERROR(t.String("secret_file", &o->secret_file, /*non_empty=*/true));
+  if (!o->secret_file.empty()) {
+    if (!o->secret.empty() || !o->secret_env.empty()) {
+      return Invalid("set only one of 'cluster.secret', 'cluster.secret_env' and "
+                     "'cluster.secret_file'");
+    }
+    auto secret = ReadPrivateFile(o->secret_file, "'cluster.secret_file'");
+    if (!secret.ok()) return secret.status();
+    o->secret = *secret;
+  }
   return Status::OK();
 }
 
@@ -287,8 +299,14 @@ Status ReadScheduler(const TableReader& t, SchedulerOptions* o) {
 }
 
 Status ReadLog(const TableReader& t, LogOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"level"}));
-  return t.OneOf("level", {"trace", "debug", "info", "warn", "error"}, &o->level);
+  MR_RETURN_IF_ERROR(t.CheckKeys({"level", "max_file_bytes", "max_files"}));
+  MR_RETURN_IF_ERROR(t.OneOf("level", {"trace", "debug", "info", "warn", "error"}, &o->level));
+  MR_RETURN_IF_ERROR(t.Int("max_file_bytes", 0, kInt64Max, &o->max_file_bytes));
+  if (o->max_file_bytes != 0 && o->max_file_bytes < kAlignment) {
+    return Invalid(t.Name("max_file_bytes") + " must be 0 or at least " +
+                   std::to_string(kAlignment) + " (got " + std::to_string(o->max_file_bytes) + ")");
+  }
+  return t.Int("max_files", 1, 100, &o->max_files);
 }
 
 }  // namespace

@@ -76,6 +76,12 @@ struct ClusterOptions {
   // Most unauthenticated connections a server holds from one source address.
   // Default: 32. At most max_unauthenticated_connections.
   int max_unauthenticated_per_address = 32;
+  // Path of a file holding the secret (trailing whitespace ignored). The
+  // file must exist, be non-empty and not be accessible by others (mode &
+  // 007 == 0, e.g. 0640 root:mr); otherwise loading the cluster file fails.
+  // Read when the cluster file is loaded. Set at most one of `secret`,
+  // `secret_env` and `secret_file`. Default: none.
+  std::string secret_file;
 };
 
 // [master]
@@ -217,6 +223,13 @@ struct JobOptions {
 struct LogOptions {
   // "trace", "debug", "info", "warn", "error". Default: "info".
   std::string level = "info";
+  // When logging to a file: the size at which the file is rotated
+  // (<file> -> <file>.1 -> <file>.2 ...); 0 = never (rotate with logrotate
+  // and SIGHUP instead). At least 64 KiB when set. Default: 64 MiB.
+  int64_t max_file_bytes = 64 << 20;
+  // Rotated files kept besides the current one; the oldest is deleted.
+  // 1..100. Default: 5.
+  int max_files = 5;
 };
 
 struct ClusterConfig {
@@ -229,7 +242,8 @@ struct ClusterConfig {
   std::vector<WorkerOptions> workers;
 
   // The secret, from `cluster.secret` or the environment variable named by
-  // `cluster.secret_env`. Empty when neither is set.
+  // `cluster.secret_env`. Empty when neither is set. (A `cluster.secret_file`
+  // is read when the file is loaded and its contents kept in `cluster.secret`.)
   std::string ResolvedSecret() const;
   // The worker entry with this id, or nullptr.
   const WorkerOptions* FindWorker(const std::string& id) const;

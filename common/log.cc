@@ -5,13 +5,18 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include "common/log_file_sink.h"
 
 namespace mr {
 namespace {
@@ -30,52 +35,118 @@ Status CreatePrivateDirs(const std::filesystem::path& dir) {
   return Status::OK();
 }
 
-// Creates `file` with mode 0600 if it is missing, and takes group and other
-// permissions off an existing one (left by an older version), before spdlog
-// opens it for appending.
-Status MakePrivateFile(const std::string& file) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IOError("cannot open log file '" + file + "': " + std::strerror(errno));
-  struct stat st {};
-  int rc = ::fstat(fd, &st);
-  if (rc == 0 && (st.st_mode & 077) != 0) rc = ::fchmod(fd, st.st_mode & 0700);
-  const int saved = errno;
-  ::close(fd);
-  if (rc != 0) {
-    return Status::IOError("cannot make log file '" + file + "' private: " + std::strerror(saved));
+// The sink ReopenLogFile reopens: the file sink of the last InitLogging,
+// or none when logging goes to stderr.
+std::mutex current_file_mu;
+std::shared_ptr<RotatingFileSink> current_file;
+
+// The "%*" flag of the journal pattern: the line's syslog priority as
+// sd-daemon(3) wants it in front of a line ("<3>" error ... "<7>" debug).
+class SyslogPriorityFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    int priority = 6;  // info
+    switch (msg.level) {
+      case spdlog::level::trace:
+      case spdlog::level::debug: priority = 7; break;
+      case spdlog::level::info: priority = 6; break;
+      case spdlog::level::warn: priority = 4; break;
+      case spdlog::level::err: priority = 3; break;
+      case spdlog::level::critical: priority = 2; break;
+      default: break;
+    }
+    const char text[] = {'<', static_cast<char>('0' + priority), '>'};
+    dest.append(text, text + sizeof(text));
   }
-  return Status::OK();
-}
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<SyslogPriorityFlag>();
+  }
+};
 
 }  // namespace
 
+bool StderrIsJournal() {
+  const char* value = std::getenv("JOURNAL_STREAM");
+  if (value == nullptr) return false;
+  unsigned long long dev = 0, ino = 0;
+  if (std::sscanf(value, "%llu:%llu", &dev, &ino) != 2) return false;
+  struct stat st {};
+  if (::fstat(2, &st) != 0) return false;
+  return static_cast<unsigned long long>(st.st_dev) == dev &&
+         static_cast<unsigned long long>(st.st_ino) == ino;
+}
+
 Status InitLogging(const std::string& process_name, const std::string& file,
                    const std::string& level) {
-  auto lvl = spdlog::level::from_str(level);
-  if (lvl == spdlog::level::off && level != "off") {
-    return Status::InvalidArgument("unknown log level '" + level + "'");
+  LogOptions options;
+  options.level = level;
+  return InitLogging(process_name, file, options);
+}
+
+Status InitLogging(const std::string& process_name, const std::string& file,
+                   const LogOptions& options) {
+  auto lvl = spdlog::level::from_str(options.level);
+  if (lvl == spdlog::level::off && options.level != "off") {
+    return Status::InvalidArgument("unknown log level '" + options.level + "'");
   }
-  // One sink: the file when there is one, else stderr. (A second stderr sink
-  // for warnings wrote every warning twice where stderr is kept in a file,
-  // as local-cluster.sh does; start-up failures reach stderr from main.)
+  // One sink: the journal, else the file when there is one, else stderr. (A
+  // second stderr sink for warnings wrote every warning twice where stderr
+  // is kept in a file, as local-cluster.sh does; start-up failures reach
+  // stderr from main.)
   spdlog::sink_ptr sink;
-  if (file.empty()) {
+  std::unique_ptr<spdlog::formatter> formatter;
+  std::shared_ptr<RotatingFileSink> file_sink;
+  if (StderrIsJournal()) {
+    // The journal stamps each line itself and reads the level off "<N>".
+    sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    spdlog::pattern_formatter::custom_flags flags;
+    flags['*'] = std::make_unique<SyslogPriorityFlag>();
+    formatter = std::make_unique<spdlog::pattern_formatter>(
+        "%*[%n] %v", spdlog::pattern_time_type::local, spdlog::details::os::default_eol,
+        std::move(flags));
+  } else if (file.empty()) {
     sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   } else {
     MR_RETURN_IF_ERROR(CreatePrivateDirs(std::filesystem::path(file).parent_path()));
-    MR_RETURN_IF_ERROR(MakePrivateFile(file));
-    try {
-      sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(file);
-    } catch (const spdlog::spdlog_ex& e) {
-      return Status::IOError("cannot open log file '" + file + "': " + e.what());
-    }
+    file_sink = std::make_shared<RotatingFileSink>(file, options.max_file_bytes, options.max_files);
+    MR_RETURN_IF_ERROR(file_sink->Open());
+    sink = file_sink;
+  }
+  if (!formatter) {
+    formatter = std::make_unique<spdlog::pattern_formatter>("%Y-%m-%d %H:%M:%S.%e %^%L%$ [%n] %v");
   }
   auto logger = std::make_shared<spdlog::logger>(process_name, std::move(sink));
   logger->set_level(lvl);
-  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%L%$ [%n] %v");
+  logger->set_formatter(std::move(formatter));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
+  std::lock_guard lock(current_file_mu);
+  current_file = std::move(file_sink);
   return Status::OK();
+}
+
+Status ReopenLogFile() {
+  std::shared_ptr<RotatingFileSink> sink;
+  {
+    std::lock_guard lock(current_file_mu);
+    sink = current_file;
+  }
+  return sink ? sink->Reopen() : Status::OK();
+}
+
+void ReportStartupError(const std::string& program, const std::string& message) {
+  bool to_file = false;
+  {
+    std::lock_guard lock(current_file_mu);
+    to_file = current_file != nullptr;
+  }
+  if (to_file) {
+    spdlog::error("cannot start: {}", message);
+    spdlog::default_logger()->flush();
+  }
+  std::fprintf(stderr, "%s%s: %s\n", StderrIsJournal() ? "<3>" : "", program.c_str(),
+               message.c_str());
 }
 
 int64_t LogThrottle::Tick(Clock::time_point now) {

@@ -1,5 +1,8 @@
-// Logging set-up for the binaries: one log file per process (spdlog). With a
-// log file every line goes there only; without one, to stderr. A daemon that
+// Logging set-up for the binaries: one sink per process (spdlog). With a log
+// file every line goes there only (rotated by size, reopened on SIGHUP);
+// without one, to stderr. Under systemd (stderr is the journal stream named by
+// $JOURNAL_STREAM) every line goes to stderr only, prefixed "<N>" with its
+// syslog level and without a timestamp, whatever the file says. A daemon that
 // cannot start prints its one-line reason to stderr itself (see main.cc).
 #pragma once
 
@@ -8,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/config.h"
 #include "common/status.h"
 
 namespace mr {
@@ -18,6 +22,28 @@ namespace mr {
 // IOError when the file cannot be opened.
 Status InitLogging(const std::string& process_name, const std::string& file,
                    const std::string& level);
+
+// Same, with the level, rotation size and rotated-file count of `options`
+// ([log] in the cluster file). `file` is ignored when stderr is the journal.
+Status InitLogging(const std::string& process_name, const std::string& file,
+                   const LogOptions& options);
+
+// True when $JOURNAL_STREAM names this process's stderr (device:inode, as
+// systemd.exec(5) says to check), i.e. stderr goes to the journal.
+bool StderrIsJournal();
+
+// Closes and reopens the log file InitLogging opened, at the same path (for
+// logrotate's move-then-SIGHUP). OK and nothing done when logging goes to
+// stderr. Called by RunUntilSignal (common/process.h) on SIGHUP. Thread-safe.
+Status ReopenLogFile();
+
+// Reports why a daemon cannot start, once per place: one line
+// "<program>: <message>" on stderr, with the syslog error level "<3>" in
+// front when stderr is the journal (so journalctl -p err shows it); and,
+// when InitLogging opened a log file, the same reason in that file as an
+// error line. Called by mr-master's and mr-worker's main just before they
+// exit non-zero, before or after InitLogging.
+void ReportStartupError(const std::string& program, const std::string& message);
 
 // Lets one log line through per interval for an event that can repeat
 // thousands of times a second (a refused connection, a failing accept()),

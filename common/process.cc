@@ -12,6 +12,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/log.h"
+
 namespace mr {
 
 Status PreparePrivateDataDir(const std::string& data_dir) {
@@ -33,6 +35,20 @@ void RunUntilSignal(boost::asio::io_context& io, int threads, std::function<void
     stop();
     io.stop();
   });
+  // SIGHUP: logrotate moved the log file away; reopen it at its path.
+  boost::asio::signal_set hangup(io, SIGHUP);
+  std::function<void()> wait_hangup = [&] {
+    hangup.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      if (Status s = ReopenLogFile(); !s.ok()) {
+        spdlog::error("SIGHUP: {}", s.message());  // still the old file, if any
+      } else {
+        spdlog::info("SIGHUP: log file reopened");
+      }
+      wait_hangup();
+    });
+  };
+  wait_hangup();
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([&] { io.run(); });
   io.run();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/version.h"
 #include "jobs/job.h"
 #include "jobs/local_runner.h"
 
@@ -23,8 +24,16 @@ int main(int argc, char** argv) {
                 (p.default_value.empty() ? "..." : p.default_value) + "  " + p.help;
     }
   }
-  CLI::App app{"Runs a MapReduce job in one process on local files."};
+  CLI::App app{
+      "mr-local: runs a MapReduce job in one process on local files, with the same job code "
+      "as a cluster; the oracle that cluster output is compared with."};
+  footer +=
+      "\n\nExit status:\n"
+      "  0  the job succeeded\n"
+      "  1  the job failed while running\n"
+      "  2  bad usage: unknown job or parameter, missing input, existing output";
   app.footer(footer);
+  app.set_version_flag("--version", mr::VersionLine("mr-local"));
   std::string job, output;
   std::vector<std::string> inputs, params;
   LocalRunOptions options;

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/version.h"
 #include "sim/output.h"
 #include "sim/report.h"
 #include "sim/runner.h"
@@ -11,6 +12,12 @@ namespace mr::sim {
 
 int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"mr-sim: the scheduler/ policies on a simulated cluster of 30 to 500 nodes"};
+  app.set_version_flag("--version", VersionLine("mr-sim"));
+  app.footer(
+      "mr-sim COMMAND --help describes a command; docs/simulator.md describes scenario files.\n\n"
+      "Exit status:\n"
+      "  0  success\n"
+      "  2  a bad scenario file, option or output directory");
   app.require_subcommand(1);
   std::string file, csv_dir, report_dir;
   std::vector<std::string> sets, params, only;

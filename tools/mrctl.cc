@@ -14,11 +14,13 @@
 #include <spdlog/spdlog.h>
 
 #include "common/config.h"
+#include "common/version.h"
 #include "dfs/client.h"
 #include "dfs/namespace.h"
 #include "jobs/job.h"
 #include "scheduler/scheduler.h"
 #include "tools/cli_support.h"
+#include "tools/completion.h"
 #include "tools/datagen.h"
 #include "tools/mrctl_common.h"
 
@@ -340,12 +342,12 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   on(put, [&o] { return RunPut(o); });
 
   auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
-  get->add_option("DFSPATH", o.path)->required();
-  get->add_option("LOCAL", o.local)->required();
+  get->add_option("DFSPATH", o.path, "the DFS file or directory")->required();
+  get->add_option("LOCAL", o.local, "the local file (or directory to put it in)")->required();
   on(get, [&o] { return WithClient(o.target, [&](auto& c) { return Get(c, o.path, o.local); }); });
 
   auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
-  cat->add_option("PATH", o.path)->required();
+  cat->add_option("PATH", o.path, "a DFS file or directory")->required();
   on(cat, [&o] {
     return WithClient(o.target, [&](auto& c) {
       return Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
@@ -353,29 +355,31 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   });
 
   auto* ls = dfs->add_subcommand("ls", "list a directory");
-  ls->add_option("PATH", o.path);
+  ls->add_option("PATH", o.path, "a DFS directory (default: /)");
   ls->add_flag("--json", o.json, "print JSON");
   on(ls, [&o] { return WithClient(o.target, [&](auto& c) { return Ls(c, o.path, o.json); }); });
 
   auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
-  rm->add_option("PATH", o.path)->required();
+  rm->add_option("PATH", o.path, "a DFS file or directory")->required();
   rm->add_flag("-r,--recursive", o.recursive, "remove a non-empty directory and everything in it");
   on(rm, [&o] { return WithClient(o.target, [&](auto& c) { return c.Delete(o.path, o.recursive); }); });
 
   auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
-  mkdir->add_option("PATH", o.path)->required();
+  mkdir->add_option("PATH", o.path, "the DFS directory to make")->required();
   mkdir->add_flag("-p,--parents", o.parents, "make parents as needed; no error if it exists");
   on(mkdir, [&o] { return WithClient(o.target, [&](auto& c) { return c.Mkdir(o.path, o.parents); }); });
 
   auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
-  stat->add_option("PATH", o.path)->required();
+  stat->add_option("PATH", o.path, "a DFS file or directory")->required();
   stat->add_flag("--json", o.json, "print JSON");
   on(stat, [&o] { return WithClient(o.target, [&](auto& c) { return StatCmd(c, o.path, o.json); }); });
 }
 
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
-  CLI::App app{"mrctl: the client of the mr MapReduce runtime"};
+  CLI::App app{"mrctl: the client of the mr MapReduce runtime: the DFS, jobs, the cluster's "
+                "state, the scheduling policies and jobs it offers, test data."};
+  app.set_version_flag("--version", mr::VersionLine("mrctl"));
   app.require_subcommand(1);
   Options o;
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
@@ -421,6 +425,25 @@ int main(int argc, char** argv) {
   gen->add_option("--size", o.gen_size, "bytes, e.g. 100M")->required();
   gen->add_option("--seed", o.seed, "random seed")->capture_default_str();
   gen->callback([&] { action = [&o] { return Gen(o.gen_kind, o.gen_size, o.seed, o.gen_out); }; });
+
+  // Shell completion, from the tree above; the words of a few values.
+  mr::tools::CompletionWords words;
+  std::vector<std::string> job_names;
+  for (const mr::jobs::JobInfo* j : mr::jobs::RegisteredJobs()) job_names.push_back(j->name);
+  words[app.get_subcommand("job")->get_subcommand("run")->get_option("NAME")] = job_names;
+  words[gen->get_option("KIND")] = {"text", "web", "dna"};
+  mr::tools::AddCompletionCommand(app, "mrctl", words, &action);
+  // After the subcommands, which would inherit it.
+  app.footer(
+      "mrctl COMMAND --help describes a command (man mrctl: all of them).\n\n"
+      "Finding the cluster:\n"
+      "  The cluster file named by --config, else by $MR_CONFIG, else .mr/cluster.toml in\n"
+      "  the current directory or a parent (deploy/local-cluster.sh writes one). With\n"
+      "  --master HOST:PORT and no --config, the secret comes from $MR_SECRET.\n\n"
+      "Exit status:\n"
+      "  0  success\n"
+      "  1  the operation failed\n"
+      "  2  bad usage or configuration");
 
   try {
     app.parse(argc, argv);

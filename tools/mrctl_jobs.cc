@@ -371,13 +371,13 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
     *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ListJobs(c, o.json); }); };
   });
   auto* show = job->add_subcommand("show", "one job's record: locality, traffic, FP, tasks");
-  show->add_option("ID", o.id)->required();
+  show->add_option("ID", o.id, "the job id (mrctl job list)")->required();
   show->add_flag("--json", o.json, "print JSON (with every task)");
   show->callback([action, &target, &o] {
     *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json); }); };
   });
   auto* kill = job->add_subcommand("kill", "stop a running job (its output is discarded)");
-  kill->add_option("ID", o.id)->required();
+  kill->add_option("ID", o.id, "the job id (mrctl job list)")->required();
   kill->callback([action, &target, &o] {
     *action = [&target, &o] { return WithClient(target, [&](auto& c) { return KillJob(c, o.id); }); };
   });

@@ -1,6 +1,7 @@
 // mr-worker: the TaskTracker + DataNode process.
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -8,11 +9,26 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "common/version.h"
 #include "worker/identity.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"mr-worker: stores blocks and runs map and reduce tasks"};
+  CLI::App app{
+      "mr-worker: a worker of an mr cluster: stores DFS blocks on local disk and serves them, "
+      "runs map and reduce tasks, and serves map output to reducers. It registers with the "
+      "master under --id; a [[worker]] entry with that id in the cluster file, when there is "
+      "one, gives its address, datacenter, slots and data_dir, and flags override them."};
+  app.footer(
+      std::string(mr::kDaemonSignalsAndLoggingHelp) +
+      "Exit status:\n"
+      "  0  stopped cleanly\n"
+      "  1  could not start (address in use, data_dir not writable, ...)\n"
+      "  2  the cluster file or the flags are wrong, or the master refused this worker\n\n"
+      "Files:\n"
+      "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-worker@ID.service\n"
+      "  /var/lib/mr           the unit's state directory; the worker's data_dir lives under it");
+  app.set_version_flag("--version", mr::VersionLine("mr-worker"));
   std::string config_path, log_file, log_level;
   mr::worker::WorkerFlags f;
   int threads = 2;
@@ -35,24 +51,24 @@ int main(int argc, char** argv) {
 
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", config.status().message().c_str());
+    mr::ReportStartupError("mr-worker", config.status().message());
     return 2;
   }
   const std::string config_name = std::filesystem::path(config_path).filename().string();
   auto self = mr::worker::ResolveWorkerIdentity(*config, f, config_name);
   if (!self.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", self.status().message().c_str());
+    mr::ReportStartupError("mr-worker", self.status().message());
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
+    mr::ReportStartupError("mr-worker", s.message());
     return 1;
   }
   if (log_file.empty()) log_file = self->data_dir + "/worker.log";
-  if (auto s = mr::InitLogging("worker " + f.id, log_file,
-                               log_level.empty() ? config->log.level : log_level);
-      !s.ok()) {
-    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
+  mr::LogOptions log_options = config->log;
+  if (!log_level.empty()) log_options.level = log_level;
+  if (auto s = mr::InitLogging("worker " + f.id, log_file, log_options); !s.ok()) {
+    mr::ReportStartupError("mr-worker", s.message());
     return 2;
   }
 
@@ -61,13 +77,12 @@ int main(int argc, char** argv) {
   if (worker.ok()) (*worker)->set_on_refused([&io] { io.stop(); });
   mr::Status started = worker.ok() ? (*worker)->Start() : worker.status();
   if (!started.ok()) {
-    spdlog::info("cannot start: {}", started.ToString());  // the log file only; stderr gets one line
-    std::fprintf(stderr, "mr-worker: %s\n", started.message().c_str());
+    mr::ReportStartupError("mr-worker", started.message());
     return started.IsInvalidArgument() ? 2 : 1;
   }
   mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });
   if (mr::Status refused = (*worker)->refused(); !refused.ok()) {
-    std::fprintf(stderr, "mr-worker: the master refused this worker: %s\n", refused.message().c_str());
+    mr::ReportStartupError("mr-worker", "the master refused this worker: " + refused.message());
     return 2;
   }
   return 0;
