@@ -283,7 +283,7 @@ got_sum="$(mrctl_c1 dfs cat /data/keep.bin | sha256sum | cut -d' ' -f1)"
 [[ "$got_sum" == "$keep_sum" ]] || fail "/data/keep.bin changed across the upgrade"
 say "after the upgrade: /data/keep.bin has its sha256, job $job succeeded with the right output"
 
-# --- backup and restore of the master's RocksDBs (docs/deploy-fleet.md) --------
+# --- backup and restore of the master's RocksDBs (docs/deploy.md) --------
 # The master stopped (what the unit's stop does: TERM, then it closes its
 # RocksDBs), its data_dir archived, started again; a file put after the
 # backup; then the backup restored: the namespace is back at the backup, and
@@ -319,7 +319,7 @@ fi
 [[ "$(mrctl_c1 job show "$job" --json | jq -r .state)" == succeeded ]] || fail "job $job's record is gone after the restore"
 say "backup (master stopped, tar of master/namespace and master/history) and restore: /data/keep.bin whole, the later file gone, job $job's record kept"
 
-# --- adding and retiring a worker (docs/deploy-fleet.md) ----------------------
+# --- adding and retiring a worker (docs/deploy.md) ----------------------
 # w3 is decommissioned (its blocks copied elsewhere first) and stopped; a new
 # VPS wn joins c1's datacenter; the inventory loses w3 and gains wn, and
 # site.yml runs again: wn starts and registers without a master restart,
