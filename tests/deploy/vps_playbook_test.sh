@@ -173,7 +173,7 @@ write_inventory() {  # the VPSs m1, "${workers[@]}" and c1, grouped by datacente
     echo "    mr_control_mrctl: $BUILD/tools/mrctl"
     echo "    mr_tls_ca_dir: $T/tls-ca"
     echo "    mr_smoke_size: 1M"
-    echo "    mr_tls: $tls"
+    echo "    mr_tls: \"$tls\""  # quoted: YAML reads a bare off as false
   } >"$T/inventory.yml"
 }
 write_inventory
