@@ -71,6 +71,18 @@ struct ClusterOptions {
   // Most unauthenticated connections a server holds from one source address.
   // Default: 32. At most max_unauthenticated_connections.
   int max_unauthenticated_per_address = 32;
+  // Which connections use TLS 1.3 with mutual certificate authentication
+  // (docs/tls.md): "off", "inter-dc" (those whose two ends are in different
+  // datacenters) or "all". Default: "inter-dc" when master.address or any
+  // worker's address is not loopback, else "off" (resolved at load).
+  std::string tls;
+  // PEM file of the cluster CA's certificate. Required unless tls is "off".
+  std::string tls_ca;
+  // This process's certificate and private key (PEM); "{name}" is replaced by
+  // the process's name (a worker id, "master", mrctl's --tls-name). The key
+  // file must be mode 0600 or stricter. Required unless tls is "off".
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 // [master]
@@ -80,6 +92,10 @@ struct MasterOptions {
   // Directory for the master's RocksDB (namespace, later job history) and log.
   // Default: "./mr-data/master".
   std::string data_dir = "./mr-data/master";
+  // The master's datacenter label, for cluster.tls = "inter-dc" only: links
+  // to and from the master are plaintext only within it. Default: none (every
+  // link to the master counts as inter-datacenter).
+  std::string datacenter;
 };
 
 // [dfs.skewed]: parameters of the `skewed` placement policy.

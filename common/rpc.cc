@@ -18,6 +18,12 @@ namespace {
 using namespace asio::experimental::awaitable_operators;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
+std::string AddressString(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  return ec ? "?" : ep.address().to_string();
+}
+
 std::string EndpointString(const tcp::socket& socket) {
   boost::system::error_code ec;
   auto ep = socket.remote_endpoint(ec);
@@ -36,6 +42,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
   o.handshake_timeout_ms = config.cluster.handshake_timeout_ms;
   o.max_unauthenticated_connections = config.cluster.max_unauthenticated_connections;
   o.max_unauthenticated_per_address = config.cluster.max_unauthenticated_per_address;
+  o.tls = ProcessTls();
   return o;
 }
 
@@ -44,6 +51,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
 Connection::Connection(tcp::socket socket, RpcOptions options)
     : socket_(std::move(socket)), options_(std::move(options)) {
   remote_endpoint_ = EndpointString(socket_);
+  remote_address_ = AddressString(socket_);
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
 }
@@ -96,7 +104,12 @@ awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::str
 
 template <typename Buffers>
 awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
-  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
+  Result<size_t> n = 0;
+  if (tls_) {
+    n = co_await WithDeadline(asio::async_write(*tls_, buffers, kTuple), "write to", Deadline());
+  } else {
+    n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
+  }
   if (!n.ok()) co_return n.status();
   bytes_sent_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -104,7 +117,12 @@ awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
 
 template <typename Buffers>
 awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline) {
-  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
+  Result<size_t> n = 0;
+  if (tls_) {
+    n = co_await WithDeadline(asio::async_read(*tls_, buffers, kTuple), "read from", deadline);
+  } else {
+    n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
+  }
   if (!n.ok()) co_return n.status();
   bytes_received_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -154,6 +172,11 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
                                                                : kMaxHandshakeFrameBytes);
   if (!prefix.ok()) {
     Close();
+    if (!authenticated_ && !tls_ && static_cast<unsigned char>(prefix_bytes[0]) == 0x16) {
+      // A TLS ClientHello where a frame was expected.
+      co_return Status::ProtocolError("TLS from " + remote_endpoint_ +
+                                      " refused: cluster.tls is \"off\" here");
+    }
     co_return prefix.status().WithContext(
         (authenticated_ ? "from " : "before authentication, from ") + remote_endpoint_);
   }
@@ -212,7 +235,7 @@ awaitable<Status> Connection::Call(std::string_view method,
   co_return co_await ReceiveReply(reply);
 }
 
-awaitable<Status> Connection::AuthenticateAsClient() {
+awaitable<Status> Connection::AuthenticateAsClient(const HostPort& target) {
   pb::Hello hello;
   Status s = co_await ReceiveReply(&hello);
   if (!s.ok()) co_return s.WithContext("handshake with " + remote_endpoint_);
@@ -220,6 +243,32 @@ awaitable<Status> Connection::AuthenticateAsClient() {
   if (!s.ok()) {
     Close();
     co_return s.WithContext("from " + remote_endpoint_);
+  }
+  // Encrypt when this side's rule says so, or when the server requires it
+  // (which can only add TLS, never take it away). Without a TLS policy a
+  // required TLS is left to the server to refuse, so both sides log it.
+  const bool own_rule = options_.tls && options_.tls->ClientWantsTls(target);
+  if (options_.tls && (own_rule || hello.tls_required())) {
+    if (!hello.tls_available()) {
+      Close();
+      co_return Status::PermissionDenied(
+          "server " + remote_endpoint_ + " does not offer TLS (its cluster.tls is \"off\"), and "
+          "this connection must be encrypted (tls = \"" + TlsModeName(options_.tls->mode()) +
+          "\" here)");
+    }
+    const std::string host = target.host.empty() ? remote_address_ : target.host;
+    MR_CO_RETURN_IF_ERROR(co_await StartTls(/*server=*/false, host));
+    // The handshake starts over inside TLS, with a fresh server nonce.
+    s = co_await ReceiveReply(&hello);
+    if (!s.ok()) {
+      co_return s.WithContext("TLS with " + remote_endpoint_ +
+                              " (the server refused this client's certificate?)");
+    }
+    s = CheckHello(hello);
+    if (!s.ok()) {
+      Close();
+      co_return s.WithContext("from " + remote_endpoint_);
+    }
   }
   pb::AuthProof proof;
   proof.set_client_nonce(RandomBytes(kNonceBytes));
@@ -249,8 +298,37 @@ awaitable<Status> Connection::AuthenticateAsServer() {
   pb::Hello hello;
   hello.set_protocol_version(kProtocolVersion);
   hello.set_server_nonce(RandomBytes(kNonceBytes));
+  std::string plaintext_refused;  // why plaintext is refused from this peer
+  if (options_.tls) {
+    hello.set_tls_available(true);
+    hello.set_tls_required(!options_.tls->PlaintextAllowedFrom(remote_address_, &plaintext_refused));
+  }
   MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
   pb::AuthProof proof;
+  if (options_.tls) {
+    // A TLS ClientHello starts with 0x16 (handshake record); a frame's
+    // prefix with 0x00 (its header is under 512 bytes).
+    auto first = co_await PeekByte();
+    if (!first.ok()) co_return first.status();
+    if (*first == 0x16) {
+      MR_CO_RETURN_IF_ERROR(co_await StartTls(/*server=*/true, ""));
+      hello.set_server_nonce(RandomBytes(kNonceBytes));
+      hello.clear_tls_available();
+      hello.clear_tls_required();
+      MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
+    } else if (hello.tls_required()) {
+      // Read the AuthProof first: closing with unread bytes would reset the
+      // connection before the client reads why.
+      co_await ReceiveReply(&proof);
+      peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
+      const Status refused = Status::PermissionDenied(
+          "TLS required: plaintext from " + remote_address_ + " is refused (" +
+          plaintext_refused + ")");
+      co_await SendError(refused);
+      Close();
+      co_return refused;
+    }
+  }
   MR_CO_RETURN_IF_ERROR(co_await ReceiveReply(&proof));
   peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
   const Status checked = CheckAuthProof(options_.secret, hello.server_nonce(), proof);
@@ -259,10 +337,64 @@ awaitable<Status> Connection::AuthenticateAsServer() {
     Close();
     co_return checked;
   }
+  if (tls_) {
+    // The certificate must be the one of the node the peer claims to be.
+    const Status named = CheckPeerCertificateName(tls_->native_handle(), peer_name_);
+    if (!named.ok()) {
+      co_await SendError(named);
+      Close();
+      co_return named;
+    }
+  }
   pb::AuthOk ok;
   ok.set_server_mac(ServerMac(options_.secret, proof.client_nonce(), hello.server_nonce()));
   MR_CO_RETURN_IF_ERROR(co_await SendReply(ok));
   authenticated_ = true;
+  co_return Status::OK();
+}
+
+awaitable<Result<unsigned char>> Connection::PeekByte() {
+  unsigned char first = 0;
+  auto n = co_await WithDeadline(
+      socket_.async_receive(asio::buffer(&first, 1), tcp::socket::message_peek, kTuple),
+      "read from", Deadline());
+  if (!n.ok()) co_return n.status();
+  if (*n == 0) {
+    Close();
+    co_return Status::Unavailable("connection closed by " + remote_endpoint_);
+  }
+  co_return first;
+}
+
+awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
+  tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, options_.tls->context());
+  SSL* ssl = tls_->native_handle();
+  if (!server) {
+    // OpenSSL checks during the handshake that the certificate names `host`.
+    boost::system::error_code ec;
+    asio::ip::make_address(host, ec);
+    if (!ec) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
+    } else {
+      SSL_set1_host(ssl, host.c_str());
+    }
+  }
+  asio::steady_timer timer(socket_.get_executor(), Deadline());
+  const auto type = server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client;
+  auto result = co_await (tls_->async_handshake(type, kTuple) || timer.async_wait(kTuple));
+  const std::string side = server ? "client" : "server";
+  if (result.index() == 1) {
+    Close();
+    co_return Status::TimedOut("TLS handshake with " + remote_endpoint_ + " timed out");
+  }
+  if (auto [ec] = std::get<0>(result); ec) {
+    const std::string refused = PeerVerifyError(ssl);
+    Close();
+    co_return Status::PermissionDenied(
+        "TLS handshake with " + remote_endpoint_ + " failed: " +
+        (refused.empty() ? ec.message() : "the " + side + "'s certificate is refused: " + refused));
+  }
+  last_used_ = std::chrono::steady_clock::now();
   co_return Status::OK();
 }
 
@@ -281,15 +413,34 @@ awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
 
   tcp::socket socket(executor);
   timer.expires_after(timeout);
-  auto connected = co_await (asio::async_connect(socket, endpoints, kTuple) || timer.async_wait(kTuple));
-  if (connected.index() == 1) {
-    co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+  // Under tls = "inter-dc" a node's connections leave from its own address,
+  // so that the server can tell its datacenter (tls.h).
+  const std::string source = options.tls && options.tls->mode() == TlsMode::kInterDc
+                                 ? options.tls->source_host() : "";
+  boost::system::error_code ec;
+  if (!source.empty() && IsLoopbackHost(source) == IsLoopbackHost(address.host)) {
+    const tcp::endpoint target = endpoints.begin()->endpoint();
+    socket.open(target.protocol(), ec);
+    if (!ec) socket.bind({asio::ip::make_address(source, ec), 0}, ec);
+    if (ec) co_return Status::Unavailable("cannot bind to " + source + ": " + ec.message());
+    auto connected = co_await (socket.async_connect(target, kTuple) || timer.async_wait(kTuple));
+    if (connected.index() == 1) {
+      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+    }
+    ec = std::get<0>(std::get<0>(connected));
+  } else {
+    auto connected =
+        co_await (asio::async_connect(socket, endpoints, kTuple) || timer.async_wait(kTuple));
+    if (connected.index() == 1) {
+      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+    }
+    ec = std::get<0>(std::get<0>(connected));
   }
-  if (auto ec = std::get<0>(std::get<0>(connected)); ec) {
+  if (ec) {
     co_return Status::Unavailable("cannot connect to " + address.ToString() + ": " + ec.message());
   }
   auto conn = std::make_unique<Connection>(std::move(socket), options);
-  Status s = co_await conn->AuthenticateAsClient();
+  Status s = co_await conn->AuthenticateAsClient(address);
   if (!s.ok()) co_return s;
   co_return conn;
 }

@@ -39,11 +39,13 @@
 #include <unordered_map>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <google/protobuf/message_lite.h>
 
 #include "common/config.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/tls.h"
 #include "proto/rpc.pb.h"
 
 namespace mr {
@@ -67,6 +69,8 @@ struct RpcOptions {
   int handshake_timeout_ms = 5000;
   int max_unauthenticated_connections = 64;
   int max_unauthenticated_per_address = 32;
+  // The process's TLS policy (tls.h); nullptr = tls "off": no TLS at all.
+  std::shared_ptr<const TlsPolicy> tls;
 
   static RpcOptions FromConfig(const ClusterConfig& config, std::string peer_name);
 };
@@ -100,14 +104,19 @@ class Connection {
   awaitable<Status> Call(std::string_view method, const google::protobuf::MessageLite& request,
                          google::protobuf::MessageLite* reply);
 
-  // Client side of the handshake (see auth.h). Closes on failure.
-  awaitable<Status> AuthenticateAsClient();
+  // Client side of the handshake (see auth.h), encrypted when the TLS policy
+  // wants it for `target` (the address dialled; its host is what the
+  // server's certificate must name) or the server requires it. Closes on
+  // failure.
+  awaitable<Status> AuthenticateAsClient(const HostPort& target = {});
   // Server side of the handshake, under handshake_timeout_ms from this call.
   // Closes on failure.
   awaitable<Status> AuthenticateAsServer();
   // True after either side's handshake has succeeded; from then on frames up
   // to max_frame_bytes are accepted.
   bool authenticated() const { return authenticated_; }
+  // True when the connection runs over TLS.
+  bool encrypted() const { return tls_ != nullptr; }
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
@@ -140,9 +149,17 @@ class Connection {
   // of the bytes that have arrived.
   awaitable<Status> ReadGrowing(std::string* out, size_t n, Clock::time_point deadline);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
+  // Runs the TLS handshake on the socket as client (verifying that the
+  // server's certificate names `host`) or server, under the deadline.
+  awaitable<Status> StartTls(bool server, const std::string& host);
+  // Server: the first byte the client sent, without consuming it.
+  awaitable<Result<unsigned char>> PeekByte();
 
   tcp::socket socket_;
+  // Over socket_ once TLS has started; declared after it, so destroyed first.
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   RpcOptions options_;
+  std::string remote_address_;  // the IP alone
   std::string remote_endpoint_;
   std::string peer_name_;
   bool authenticated_ = false;

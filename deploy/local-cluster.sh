@@ -5,6 +5,9 @@
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--dir DIR]
+#        [--tls off|inter-dc|all] [--dc-addresses]
+#      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
+#      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
 #   deploy/local-cluster.sh status [--dir DIR]
@@ -25,7 +28,7 @@ DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
 die() { echo "local-cluster: $*" >&2; exit 2; }
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 cmd="${1:-}"
 [[ "$cmd" == -h || "$cmd" == --help || "$cmd" == help ]] && { usage; exit 0; }
 [[ -n "$cmd" ]] || { usage >&2; exit 2; }
@@ -37,6 +40,7 @@ fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=()
+tls="" dc_addresses=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -49,6 +53,8 @@ while [[ $# -gt 0 ]]; do
     --heartbeat-ms) hb_ms="$2"; shift 2 ;;
     --dfs-option) dfs_options+=("$2"); shift 2 ;;   # one more line in [dfs], e.g. 'scrub_interval_s = 2'
     --dir) DIR="$2"; shift 2 ;;
+    --tls) tls="$2"; shift 2 ;;
+    --dc-addresses) dc_addresses=1; shift ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -138,6 +144,18 @@ case "$cmd" in
     : >"$DIR/.ports"
     secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     master_port="$(free_port)"
+    case "$tls" in ""|off|inter-dc|all) ;; *) die "--tls must be off, inter-dc or all, got '$tls'" ;; esac
+    # host_of DC: where the processes of datacenter DC listen.
+    host_of() { if (( dc_addresses )); then echo "127.0.0.$1"; else echo 127.0.0.1; fi; }
+    if [[ -n "$tls" && "$tls" != off ]]; then
+      "$BUILD/tools/mrctl" cert init --dir "$DIR/tls" --cluster-name local >/dev/null
+      "$BUILD/tools/mrctl" cert issue master --dir "$DIR/tls" --address 127.0.0.1 >/dev/null
+      "$BUILD/tools/mrctl" cert issue mrctl --dir "$DIR/tls" >/dev/null
+      for i in $(seq 1 "$workers"); do
+        "$BUILD/tools/mrctl" cert issue "w$i" --dir "$DIR/tls" \
+          --address "$(host_of $(( (i - 1) % dcs + 1 )))" >/dev/null
+      done
+    fi
     {
       echo "# Written by deploy/local-cluster.sh up (replaced by the next up)."
       echo "[cluster]"
@@ -145,10 +163,17 @@ case "$cmd" in
       echo "secret = \"$secret\""
       echo "heartbeat_interval_ms = $hb_ms"
       echo "dead_after_missed_heartbeats = 10"
+      if [[ -n "$tls" ]]; then echo "tls = \"$tls\""; fi
+      if [[ -n "$tls" && "$tls" != off ]]; then
+        echo "tls_ca = \"$DIR/tls/ca.crt\""
+        echo "tls_cert = \"$DIR/tls/{name}.crt\""
+        echo "tls_key = \"$DIR/tls/{name}.key\""
+      fi
       echo
       echo "[master]"
       echo "address = \"127.0.0.1:$master_port\""
       echo "data_dir = \"$DIR/data/master\""
+      if (( dc_addresses )) || [[ -n "$tls" ]]; then echo "datacenter = \"dc1\""; fi
       echo
       echo "[dfs]"
       echo "block_size = $block_size"
@@ -163,7 +188,7 @@ case "$cmd" in
         echo
         echo "[[worker]]"
         echo "id = \"w$i\""
-        echo "address = \"127.0.0.1:$(free_port)\""
+        echo "address = \"$(host_of "$dc"):$(free_port)\""
         echo "datacenter = \"dc$dc\""
         if (( racks > 0 )); then echo "rack = \"r$(( ((i - 1) / dcs) % racks + 1 ))\""; fi
         echo "data_dir = \"$DIR/data/w$i\""

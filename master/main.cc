@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "common/tls.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,12 @@ int main(int argc, char** argv) {
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {
     std::fprintf(stderr, "mr-master: %s\n", config.status().message().c_str());
+    return 2;
+  }
+  if (auto s = mr::InitProcessTls(*config, "master", config->master.datacenter, /*server=*/true,
+                                  /*check_own=*/true);
+      !s.ok()) {
+    std::fprintf(stderr, "mr-master: %s\n", s.message().c_str());
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(config->master.data_dir); !s.ok()) {

@@ -7,6 +7,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "common/tls.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
   const mr::WorkerOptions* self = config->FindWorker(id);
   if (!self) {
     std::fprintf(stderr, "mr-worker: worker '%s' is not in %s\n", id.c_str(), config_path.c_str());
+    return 2;
+  }
+  if (auto s = mr::InitProcessTls(*config, id, self->datacenter, /*server=*/true, /*check_own=*/true);
+      !s.ok()) {
+    std::fprintf(stderr, "mr-worker: %s\n", s.message().c_str());
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
