@@ -244,31 +244,9 @@ awaitable<Status> Connection::AuthenticateAsClient(const HostPort& target) {
     Close();
     co_return s.WithContext("from " + remote_endpoint_);
   }
-  // Encrypt when this side's rule says so, or when the server requires it
-  // (which can only add TLS, never take it away). Without a TLS policy a
-  // required TLS is left to the server to refuse, so both sides log it.
-  const bool own_rule = options_.tls && options_.tls->ClientWantsTls(target);
-  if (options_.tls && (own_rule || hello.tls_required())) {
-    if (!hello.tls_available()) {
-      Close();
-      co_return Status::PermissionDenied(
-          "server " + remote_endpoint_ + " does not offer TLS (its cluster.tls is \"off\"), and "
-          "this connection must be encrypted (tls = \"" + TlsModeName(options_.tls->mode()) +
-          "\" here)");
-    }
-    const std::string host = target.host.empty() ? remote_address_ : target.host;
-    MR_CO_RETURN_IF_ERROR(co_await StartTls(/*server=*/false, host));
-    // The handshake starts over inside TLS, with a fresh server nonce.
-    s = co_await ReceiveReply(&hello);
-    if (!s.ok()) {
-      co_return s.WithContext("TLS with " + remote_endpoint_ +
-                              " (the server refused this client's certificate?)");
-    }
-    s = CheckHello(hello);
-    if (!s.ok()) {
-      Close();
-      co_return s.WithContext("from " + remote_endpoint_);
-    }
+  if (options_.tls) {
+    s = co_await UpgradeAsClient(target, &hello);
+    if (!s.ok()) co_return s;
   }
   pb::AuthProof proof;
   proof.set_client_nonce(RandomBytes(kNonceBytes));
@@ -304,32 +282,21 @@ awaitable<Status> Connection::AuthenticateAsServer() {
     hello.set_tls_required(!options_.tls->PlaintextAllowedFrom(remote_address_, &plaintext_refused));
   }
   MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
-  pb::AuthProof proof;
   if (options_.tls) {
-    // A TLS ClientHello starts with 0x16 (handshake record); a frame's
-    // prefix with 0x00 (its header is under 512 bytes).
-    auto first = co_await PeekByte();
-    if (!first.ok()) co_return first.status();
-    if (*first == 0x16) {
-      MR_CO_RETURN_IF_ERROR(co_await StartTls(/*server=*/true, ""));
-      hello.set_server_nonce(RandomBytes(kNonceBytes));
-      hello.clear_tls_available();
-      hello.clear_tls_required();
-      MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
-    } else if (hello.tls_required()) {
-      // Read the AuthProof first: closing with unread bytes would reset the
-      // connection before the client reads why.
-      co_await ReceiveReply(&proof);
-      peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
-      const Status refused = Status::PermissionDenied(
-          "TLS required: plaintext from " + remote_address_ + " is refused (" +
-          plaintext_refused + ")");
-      co_await SendError(refused);
-      Close();
-      co_return refused;
-    }
+    Status upgraded = co_await UpgradeAsServer(plaintext_refused, &hello);
+    if (!upgraded.ok()) co_return upgraded;
   }
-  MR_CO_RETURN_IF_ERROR(co_await ReceiveReply(&proof));
+  pb::AuthProof proof;
+  Status received = co_await ReceiveReply(&proof);
+  if (!received.ok() && !options_.tls && received.IsPermissionDenied()) {
+    // Only a peer's error frame carries PermissionDenied here, and a client
+    // sends one in the handshake only when it requires TLS (UpgradeAsClient).
+    tls_refusal_ = "TLS wanted";
+    Close();
+    co_return Status::PermissionDenied("the client at " + remote_address_ +
+                                       " requires TLS, and cluster.tls is \"off\" here");
+  }
+  if (!received.ok()) co_return received;
   peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
   const Status checked = CheckAuthProof(options_.secret, hello.server_nonce(), proof);
   if (!checked.ok()) {
@@ -341,6 +308,7 @@ awaitable<Status> Connection::AuthenticateAsServer() {
     // The certificate must be the one of the node the peer claims to be.
     const Status named = CheckPeerCertificateName(tls_->native_handle(), peer_name_);
     if (!named.ok()) {
+      tls_refusal_ = "certificate name";
       co_await SendError(named);
       Close();
       co_return named;
@@ -364,38 +332,6 @@ awaitable<Result<unsigned char>> Connection::PeekByte() {
     co_return Status::Unavailable("connection closed by " + remote_endpoint_);
   }
   co_return first;
-}
-
-awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
-  tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, options_.tls->context());
-  SSL* ssl = tls_->native_handle();
-  if (!server) {
-    // OpenSSL checks during the handshake that the certificate names `host`.
-    boost::system::error_code ec;
-    asio::ip::make_address(host, ec);
-    if (!ec) {
-      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
-    } else {
-      SSL_set1_host(ssl, host.c_str());
-    }
-  }
-  asio::steady_timer timer(socket_.get_executor(), Deadline());
-  const auto type = server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client;
-  auto result = co_await (tls_->async_handshake(type, kTuple) || timer.async_wait(kTuple));
-  const std::string side = server ? "client" : "server";
-  if (result.index() == 1) {
-    Close();
-    co_return Status::TimedOut("TLS handshake with " + remote_endpoint_ + " timed out");
-  }
-  if (auto [ec] = std::get<0>(result); ec) {
-    const std::string refused = PeerVerifyError(ssl);
-    Close();
-    co_return Status::PermissionDenied(
-        "TLS handshake with " + remote_endpoint_ + " failed: " +
-        (refused.empty() ? ec.message() : "the " + side + "'s certificate is refused: " + refused));
-  }
-  last_used_ = std::chrono::steady_clock::now();
-  co_return Status::OK();
 }
 
 awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
@@ -571,7 +507,22 @@ void RpcServer::ReleaseUnauthenticated(const std::string& address) {
 awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string address) {
   Status auth = co_await conn->AuthenticateAsServer();
   ReleaseUnauthenticated(address);
-  if (!auth.ok()) {
+  if (!auth.ok() && !conn->tls_refusal().empty()) {
+    ++rejected_;
+    LogThrottle* throttle;
+    {
+      std::lock_guard lock(mu_);
+      auto& slot = tls_refused_logs_[conn->tls_refusal()];
+      if (!slot) slot = std::make_unique<LogThrottle>(std::chrono::seconds(10));
+      throttle = slot.get();
+    }
+    if (const int64_t n = throttle->Tick(); n > 0) {
+      spdlog::warn("{}: refused connection from {} ({}): {} ({} refused for this reason since the "
+                   "last report)",
+                   name_, conn->remote_endpoint(), conn->peer_name().empty() ? "?" : conn->peer_name(),
+                   auth.message(), n);
+    }
+  } else if (!auth.ok()) {
     ++rejected_;
     if (const int64_t n = rejected_log_.Tick(); n > 0) {
       spdlog::warn("{}: rejected connection from {}: {} ({} rejected since the last report)",

@@ -117,6 +117,10 @@ class Connection {
   bool authenticated() const { return authenticated_; }
   // True when the connection runs over TLS.
   bool encrypted() const { return tls_ != nullptr; }
+  // Server: why TLS refused the peer, in a few words from a bounded set ("TLS
+  // required", "certificate name", OpenSSL's verify error, "TLS handshake");
+  // empty when TLS refused nothing. RpcServer throttles its log per kind.
+  const std::string& tls_refusal() const { return tls_refusal_; }
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
@@ -149,6 +153,14 @@ class Connection {
   // of the bytes that have arrived.
   awaitable<Status> ReadGrowing(std::string* out, size_t n, Clock::time_point deadline);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
+  // The TLS part of the handshake (rpc_tls.cc), after the plaintext Hello.
+  // Client: switches to TLS when its policy or the Hello requires it, then
+  // reads the server's second Hello into `hello`; refuses a server without
+  // TLS (telling it why). Server: switches to TLS when the client's first
+  // byte starts a TLS record (sending a new Hello), else refuses plaintext
+  // when `hello` requires TLS (`plaintext_refused` says why). Close on failure.
+  awaitable<Status> UpgradeAsClient(const HostPort& target, pb::Hello* hello);
+  awaitable<Status> UpgradeAsServer(const std::string& plaintext_refused, pb::Hello* hello);
   // Runs the TLS handshake on the socket as client (verifying that the
   // server's certificate names `host`) or server, under the deadline.
   awaitable<Status> StartTls(bool server, const std::string& host);
@@ -160,6 +172,7 @@ class Connection {
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   RpcOptions options_;
   std::string remote_address_;  // the IP alone
+  std::string tls_refusal_;
   std::string remote_endpoint_;
   std::string peer_name_;
   bool authenticated_ = false;
@@ -258,6 +271,9 @@ class RpcServer {
   LogThrottle refused_log_{std::chrono::seconds(10)};
   LogThrottle rejected_log_{std::chrono::seconds(10)};
   LogThrottle accept_log_{std::chrono::seconds(10)};
+  // One throttle per kind of TLS refusal (Connection::tls_refusal()), so an
+  // expired certificate is logged even while plaintext peers are refused.
+  std::unordered_map<std::string, std::unique_ptr<LogThrottle>> tls_refused_logs_;  // guarded by mu_
   std::atomic<bool> stopped_{false};
 };
 

@@ -122,6 +122,41 @@ std::string PeerVerifyError(SSL* ssl) {
   return v == X509_V_OK ? "" : X509_verify_cert_error_string(v);
 }
 
+std::string DescribeTlsFailure(SSL* ssl, const std::string& error, bool server,
+                               const std::string& own_cert) {
+  const std::string peer = server ? "client" : "server";
+  const std::string self = server ? "server" : "client";
+  if (const std::string refused = PeerVerifyError(ssl); !refused.empty()) {
+    return "the " + peer + "'s certificate is refused: " + refused;
+  }
+  const size_t at = error.find("alert ");
+  if (at == std::string::npos) return error;
+  std::string alert = error.substr(at + 6);
+  alert = alert.substr(0, alert.find(" ("));  // drop " (SSL routines)"
+  // The alerts a peer sends when it refuses a certificate (RFC 8446 §6.2).
+  struct Meaning {
+    const char* alert;
+    const char* why;
+  };
+  static constexpr Meaning kCertificateAlerts[] = {
+      {"unknown ca", "it is not signed by the CA the " /*peer*/},
+      {"certificate expired", "it has expired or is not yet valid"},
+      {"bad certificate", "e.g. it does not name the address that was dialled"},
+      {"certificate required", "none was sent"},
+      {"certificate unknown", "refused"},
+      {"unsupported certificate", "refused"},
+      {"certificate revoked", "revoked"},
+  };
+  for (const Meaning& m : kCertificateAlerts) {
+    if (alert != m.alert) continue;
+    std::string why = m.why;
+    if (alert == "unknown ca") why += peer + " trusts";
+    return "the " + peer + " refused this " + self + "'s certificate '" + own_cert + "' (" + why +
+           "; TLS alert \"" + alert + "\")";
+  }
+  return "the " + peer + " ended TLS with alert \"" + alert + "\"";
+}
+
 Result<std::shared_ptr<const TlsPolicy>> TlsPolicy::Create(const ClusterConfig& config,
                                                           const std::string& name,
                                                           const std::string& datacenter,

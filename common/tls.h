@@ -60,6 +60,15 @@ Status CheckPeerCertificateName(SSL* ssl, const std::string& peer_name);
 // ("certificate has expired", ...), or "" when it did not refuse it.
 std::string PeerVerifyError(SSL* ssl);
 
+// Why a TLS handshake, or the first read inside TLS, failed, in one phrase
+// for a log line: the peer's certificate refused here (OpenSSL's verify
+// result on `ssl`), this side's certificate refused by the peer (its alert
+// in `error`, e.g. "tlsv1 alert unknown ca"), else `error` as it is.
+// `server` says which side this is; `own_cert` names this side's
+// certificate file. Called by Connection (rpc_tls.cc).
+std::string DescribeTlsFailure(SSL* ssl, const std::string& error, bool server,
+                               const std::string& own_cert);
+
 class TlsPolicy {
  public:
   // The policy of the process named `name` (a worker id, "master", or the
@@ -79,6 +88,8 @@ class TlsPolicy {
   TlsMode mode() const { return mode_; }
   const std::string& name() const { return name_; }
   const std::string& datacenter() const { return datacenter_; }
+  // This process's certificate file ({name} replaced).
+  const std::string& cert_path() const { return cert_path_; }
   // This process's own listen host when it is an IP literal ("" otherwise):
   // in "inter-dc" mode outgoing connections leave from it, so a server can
   // tell the datacenter from the source address.
