@@ -106,7 +106,16 @@ template <typename Buffers>
 awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
   Result<size_t> n = 0;
   if (tls_) {
+    // The frame's records gather in the transport's buffer, then leave in
+    // a few large writes (tls_transport.h).
+    tls_->next_layer().set_corked(true);
     n = co_await WithDeadline(asio::async_write(*tls_, buffers, kTuple), "write to", Deadline());
+    if (n.ok()) {
+      auto flushed =
+          co_await WithDeadline(tls_->next_layer().async_flush(kTuple), "write to", Deadline());
+      if (!flushed.ok()) n = flushed.status();
+    }
+    tls_->next_layer().set_corked(false);
   } else {
     n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
   }

@@ -46,6 +46,7 @@
 #include "common/log.h"
 #include "common/status.h"
 #include "common/tls.h"
+#include "common/tls_transport.h"
 #include "proto/rpc.pb.h"
 
 namespace mr {
@@ -169,7 +170,7 @@ class Connection {
 
   tcp::socket socket_;
   // Over socket_ once TLS has started; declared after it, so destroyed first.
-  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
+  std::unique_ptr<asio::ssl::stream<TlsTransport>> tls_;
   RpcOptions options_;
   std::string remote_address_;  // the IP alone
   std::string tls_refusal_;

@@ -84,7 +84,7 @@ awaitable<Status> Connection::UpgradeAsServer(const std::string& plaintext_refus
 }
 
 awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
-  tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, options_.tls->context());
+  tls_ = std::make_unique<asio::ssl::stream<TlsTransport>>(socket_, options_.tls->context());
   SSL* ssl = tls_->native_handle();
   if (!server) {
     // OpenSSL checks during the handshake that the certificate names `host`.

@@ -216,6 +216,9 @@ Result<std::shared_ptr<const TlsPolicy>> TlsPolicy::Create(const ClusterConfig& 
     // No session tickets: nothing is resumed, and a ticket would be a
     // second, unauthenticated way in.
     SSL_CTX_set_num_tickets(ctx, 0);
+    // AES-128-GCM first: with AES-NI the fastest of the TLS 1.3 suites.
+    SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                                  "TLS_CHACHA20_POLY1305_SHA256");
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     p->context_->set_options(ssl::context::no_compression);
     p->context_->load_verify_file(p->ca_path_);
