@@ -33,6 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 mbps() { awk -v b="$1" -v t="$2" 'BEGIN {printf "%.0f", b / t / 1e6}'; }
@@ -69,5 +70,5 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
     echo "runs $op: off ${runs_of[off]}; all ${runs_of[all]}" >&2
   done
   echo
-  echo "medians of $runs runs; $(nproc) cores; AES-NI: $(grep -q -w aes /proc/cpuinfo && echo yes || echo no); $(openssl version 2>/dev/null || echo OpenSSL)"
+  echo "medians of $runs runs; $(nproc) cores; load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg); AES-NI: $(grep -q -w aes /proc/cpuinfo && echo yes || echo no); $(openssl version 2>/dev/null || echo OpenSSL)"
 } | tee "$OUT/tls.md"
