@@ -193,7 +193,8 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
       t.CheckKeys({"name", "secret", "secret_env", "heartbeat_interval_ms",
                    "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes",
                    "handshake_timeout_ms", "max_unauthenticated_connections",
-                   "max_unauthenticated_per_address", "secret_file"}));
+                   "max_unauthenticated_per_address", "secret_file", "tls", "tls_ca",
+                   "tls_cert", "tls_key"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name));
   MR_RETURN_IF_ERROR(t.String("secret", &o->secret));
   MR_RETURN_IF_ERROR(t.String("secret_env", &o->secret_env));
@@ -219,15 +220,23 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
     if (!secret.ok()) return secret.status();
     o->secret = *secret;
   }
+  // An absent tls is resolved from the addresses in Decode().
+  if (t.table() != nullptr && t.table()->get("tls") != nullptr) {
+    MR_RETURN_IF_ERROR(t.OneOf("tls", {"off", "inter-dc", "all"}, &o->tls));
+  }
+  MR_RETURN_IF_ERROR(t.String("tls_ca", &o->tls_ca));
+  MR_RETURN_IF_ERROR(t.String("tls_cert", &o->tls_cert));
+  MR_RETURN_IF_ERROR(t.String("tls_key", &o->tls_key));
   return Status::OK();
 }
 
 Status ReadMaster(const TableReader& t, MasterOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir", "bind"}));
+  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir", "bind", "datacenter"}));
   MR_RETURN_IF_ERROR(t.Require("address"));
   MR_RETURN_IF_ERROR(t.Address("address", &o->address));
   MR_RETURN_IF_ERROR(t.String("data_dir", &o->data_dir, /*non_empty=*/true));
   MR_RETURN_IF_ERROR(t.Address("bind", &o->bind));
+  MR_RETURN_IF_ERROR(t.String("datacenter", &o->datacenter));
   return Status::OK();
 }
 
@@ -437,6 +446,12 @@ Status Decode(const toml::table& root, ClusterConfig* c) {
   MR_RETURN_IF_ERROR(top.Sub("log", &t));
   MR_RETURN_IF_ERROR(ReadLog(t, &c->log));
   MR_RETURN_IF_ERROR(ReadWorkers(root, &c->workers));
+  if (c->cluster.tls.empty()) {
+    // Default: encrypt between datacenters as soon as a link can leave the host.
+    bool loopback = IsLoopbackHost(c->master.address.host);
+    for (const WorkerOptions& w : c->workers) loopback = loopback && IsLoopbackHost(w.address.host);
+    c->cluster.tls = loopback ? "off" : "inter-dc";
+  }
   return Validate(*c);
 }
 

@@ -82,6 +82,19 @@ struct ClusterOptions {
   // Read when the cluster file is loaded. Set at most one of `secret`,
   // `secret_env` and `secret_file`. Default: none.
   std::string secret_file;
+  // Which connections use TLS 1.3 with mutual certificate authentication
+  // (docs/tls.md): "off", "inter-dc" (those whose two ends are in different
+  // datacenters) or "all". Default: "inter-dc" when master.address or any
+  // worker's address is not loopback, else "off" (resolved at load).
+  std::string tls;
+  // PEM file of the cluster CA's certificate. Required unless tls is "off".
+  std::string tls_ca;
+  // This process's certificate and private key (PEM); "{name}" is replaced by
+  // the process's name (a worker id, "master", mrctl's --tls-name). The key
+  // file must pass CheckPrivateFile (common/private_file.h). Required unless
+  // tls is "off".
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 // [master]
@@ -97,6 +110,10 @@ struct MasterOptions {
   HostPort bind;
   // The address to listen on: `bind` when set, else `address`.
   const HostPort& listen_address() const { return bind.port != 0 ? bind : address; }
+  // The master's datacenter label, for cluster.tls = "inter-dc" only: links
+  // to and from the master are plaintext only within it. Default: none (every
+  // link to the master counts as inter-datacenter).
+  std::string datacenter;
 };
 
 // [dfs.skewed]: parameters of the `skewed` placement policy.

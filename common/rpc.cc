@@ -18,6 +18,12 @@ namespace {
 using namespace asio::experimental::awaitable_operators;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
+std::string AddressString(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  auto ep = socket.remote_endpoint(ec);
+  return ec ? "?" : ep.address().to_string();
+}
+
 std::string EndpointString(const tcp::socket& socket) {
   boost::system::error_code ec;
   auto ep = socket.remote_endpoint(ec);
@@ -36,6 +42,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
   o.handshake_timeout_ms = config.cluster.handshake_timeout_ms;
   o.max_unauthenticated_connections = config.cluster.max_unauthenticated_connections;
   o.max_unauthenticated_per_address = config.cluster.max_unauthenticated_per_address;
+  o.tls = ProcessTls();
   return o;
 }
 
@@ -44,6 +51,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
 Connection::Connection(tcp::socket socket, RpcOptions options)
     : socket_(std::move(socket)), options_(std::move(options)) {
   remote_endpoint_ = EndpointString(socket_);
+  remote_address_ = AddressString(socket_);
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
 }
@@ -96,7 +104,21 @@ awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::str
 
 template <typename Buffers>
 awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
-  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
+  Result<size_t> n = 0;
+  if (tls_) {
+    // The frame's records gather in the transport's buffer, then leave in
+    // a few large writes (tls_transport.h).
+    tls_->next_layer().set_corked(true);
+    n = co_await WithDeadline(asio::async_write(*tls_, buffers, kTuple), "write to", Deadline());
+    if (n.ok()) {
+      auto flushed =
+          co_await WithDeadline(tls_->next_layer().async_flush(kTuple), "write to", Deadline());
+      if (!flushed.ok()) n = flushed.status();
+    }
+    tls_->next_layer().set_corked(false);
+  } else {
+    n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
+  }
   if (!n.ok()) co_return n.status();
   bytes_sent_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -104,7 +126,12 @@ awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
 
 template <typename Buffers>
 awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline) {
-  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
+  Result<size_t> n = 0;
+  if (tls_) {
+    n = co_await WithDeadline(asio::async_read(*tls_, buffers, kTuple), "read from", deadline);
+  } else {
+    n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
+  }
   if (!n.ok()) co_return n.status();
   bytes_received_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -154,6 +181,11 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
                                                                : kMaxHandshakeFrameBytes);
   if (!prefix.ok()) {
     Close();
+    if (!authenticated_ && !tls_ && static_cast<unsigned char>(prefix_bytes[0]) == 0x16) {
+      // A TLS ClientHello where a frame was expected.
+      co_return Status::ProtocolError("TLS from " + remote_endpoint_ +
+                                      " refused: cluster.tls is \"off\" here");
+    }
     co_return prefix.status().WithContext(
         (authenticated_ ? "from " : "before authentication, from ") + remote_endpoint_);
   }
@@ -212,7 +244,7 @@ awaitable<Status> Connection::Call(std::string_view method,
   co_return co_await ReceiveReply(reply);
 }
 
-awaitable<Status> Connection::AuthenticateAsClient() {
+awaitable<Status> Connection::AuthenticateAsClient(const HostPort& target) {
   pb::Hello hello;
   Status s = co_await ReceiveReply(&hello);
   if (!s.ok()) co_return s.WithContext("handshake with " + remote_endpoint_);
@@ -220,6 +252,10 @@ awaitable<Status> Connection::AuthenticateAsClient() {
   if (!s.ok()) {
     Close();
     co_return s.WithContext("from " + remote_endpoint_);
+  }
+  if (options_.tls) {
+    s = co_await UpgradeAsClient(target, &hello);
+    if (!s.ok()) co_return s;
   }
   pb::AuthProof proof;
   proof.set_client_nonce(RandomBytes(kNonceBytes));
@@ -249,9 +285,27 @@ awaitable<Status> Connection::AuthenticateAsServer() {
   pb::Hello hello;
   hello.set_protocol_version(kProtocolVersion);
   hello.set_server_nonce(RandomBytes(kNonceBytes));
+  std::string plaintext_refused;  // why plaintext is refused from this peer
+  if (options_.tls) {
+    hello.set_tls_available(true);
+    hello.set_tls_required(!options_.tls->PlaintextAllowedFrom(remote_address_, &plaintext_refused));
+  }
   MR_CO_RETURN_IF_ERROR(co_await SendReply(hello));
+  if (options_.tls) {
+    Status upgraded = co_await UpgradeAsServer(plaintext_refused, &hello);
+    if (!upgraded.ok()) co_return upgraded;
+  }
   pb::AuthProof proof;
-  MR_CO_RETURN_IF_ERROR(co_await ReceiveReply(&proof));
+  Status received = co_await ReceiveReply(&proof);
+  if (!received.ok() && !options_.tls && received.IsPermissionDenied()) {
+    // Only a peer's error frame carries PermissionDenied here, and a client
+    // sends one in the handshake only when it requires TLS (UpgradeAsClient).
+    tls_refusal_ = "TLS wanted";
+    Close();
+    co_return Status::PermissionDenied("the client at " + remote_address_ +
+                                       " requires TLS, and cluster.tls is \"off\" here");
+  }
+  if (!received.ok()) co_return received;
   peer_name_ = proof.peer_name().substr(0, kMaxPeerNameBytes);
   const Status checked = CheckAuthProof(options_.secret, hello.server_nonce(), proof);
   if (!checked.ok()) {
@@ -259,11 +313,34 @@ awaitable<Status> Connection::AuthenticateAsServer() {
     Close();
     co_return checked;
   }
+  if (tls_) {
+    // The certificate must be the one of the node the peer claims to be.
+    const Status named = CheckPeerCertificateName(tls_->native_handle(), peer_name_);
+    if (!named.ok()) {
+      tls_refusal_ = "certificate name";
+      co_await SendError(named);
+      Close();
+      co_return named;
+    }
+  }
   pb::AuthOk ok;
   ok.set_server_mac(ServerMac(options_.secret, proof.client_nonce(), hello.server_nonce()));
   MR_CO_RETURN_IF_ERROR(co_await SendReply(ok));
   authenticated_ = true;
   co_return Status::OK();
+}
+
+awaitable<Result<unsigned char>> Connection::PeekByte() {
+  unsigned char first = 0;
+  auto n = co_await WithDeadline(
+      socket_.async_receive(asio::buffer(&first, 1), tcp::socket::message_peek, kTuple),
+      "read from", Deadline());
+  if (!n.ok()) co_return n.status();
+  if (*n == 0) {
+    Close();
+    co_return Status::Unavailable("connection closed by " + remote_endpoint_);
+  }
+  co_return first;
 }
 
 awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
@@ -281,15 +358,34 @@ awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
 
   tcp::socket socket(executor);
   timer.expires_after(timeout);
-  auto connected = co_await (asio::async_connect(socket, endpoints, kTuple) || timer.async_wait(kTuple));
-  if (connected.index() == 1) {
-    co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+  // Under tls = "inter-dc" a node's connections leave from its own address,
+  // so that the server can tell its datacenter (tls.h).
+  const std::string source = options.tls && options.tls->mode() == TlsMode::kInterDc
+                                 ? options.tls->source_host() : "";
+  boost::system::error_code ec;
+  if (!source.empty() && IsLoopbackHost(source) == IsLoopbackHost(address.host)) {
+    const tcp::endpoint target = endpoints.begin()->endpoint();
+    socket.open(target.protocol(), ec);
+    if (!ec) socket.bind({asio::ip::make_address(source, ec), 0}, ec);
+    if (ec) co_return Status::Unavailable("cannot bind to " + source + ": " + ec.message());
+    auto connected = co_await (socket.async_connect(target, kTuple) || timer.async_wait(kTuple));
+    if (connected.index() == 1) {
+      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+    }
+    ec = std::get<0>(std::get<0>(connected));
+  } else {
+    auto connected =
+        co_await (asio::async_connect(socket, endpoints, kTuple) || timer.async_wait(kTuple));
+    if (connected.index() == 1) {
+      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
+    }
+    ec = std::get<0>(std::get<0>(connected));
   }
-  if (auto ec = std::get<0>(std::get<0>(connected)); ec) {
+  if (ec) {
     co_return Status::Unavailable("cannot connect to " + address.ToString() + ": " + ec.message());
   }
   auto conn = std::make_unique<Connection>(std::move(socket), options);
-  Status s = co_await conn->AuthenticateAsClient();
+  Status s = co_await conn->AuthenticateAsClient(address);
   if (!s.ok()) co_return s;
   co_return conn;
 }
@@ -420,7 +516,22 @@ void RpcServer::ReleaseUnauthenticated(const std::string& address) {
 awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string address) {
   Status auth = co_await conn->AuthenticateAsServer();
   ReleaseUnauthenticated(address);
-  if (!auth.ok()) {
+  if (!auth.ok() && !conn->tls_refusal().empty()) {
+    ++rejected_;
+    LogThrottle* throttle;
+    {
+      std::lock_guard lock(mu_);
+      auto& slot = tls_refused_logs_[conn->tls_refusal()];
+      if (!slot) slot = std::make_unique<LogThrottle>(std::chrono::seconds(10));
+      throttle = slot.get();
+    }
+    if (const int64_t n = throttle->Tick(); n > 0) {
+      spdlog::warn("{}: refused connection from {} ({}): {} ({} refused for this reason since the "
+                   "last report)",
+                   name_, conn->remote_endpoint(), conn->peer_name().empty() ? "?" : conn->peer_name(),
+                   auth.message(), n);
+    }
+  } else if (!auth.ok()) {
     ++rejected_;
     if (const int64_t n = rejected_log_.Tick(); n > 0) {
       spdlog::warn("{}: rejected connection from {}: {} ({} rejected since the last report)",

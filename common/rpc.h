@@ -39,11 +39,14 @@
 #include <unordered_map>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <google/protobuf/message_lite.h>
 
 #include "common/config.h"
 #include "common/log.h"
 #include "common/status.h"
+#include "common/tls.h"
+#include "common/tls_transport.h"
 #include "proto/rpc.pb.h"
 
 namespace mr {
@@ -67,6 +70,8 @@ struct RpcOptions {
   int handshake_timeout_ms = 5000;
   int max_unauthenticated_connections = 64;
   int max_unauthenticated_per_address = 32;
+  // The process's TLS policy (tls.h); nullptr = tls "off": no TLS at all.
+  std::shared_ptr<const TlsPolicy> tls;
 
   static RpcOptions FromConfig(const ClusterConfig& config, std::string peer_name);
 };
@@ -100,14 +105,23 @@ class Connection {
   awaitable<Status> Call(std::string_view method, const google::protobuf::MessageLite& request,
                          google::protobuf::MessageLite* reply);
 
-  // Client side of the handshake (see auth.h). Closes on failure.
-  awaitable<Status> AuthenticateAsClient();
+  // Client side of the handshake (see auth.h), encrypted when the TLS policy
+  // wants it for `target` (the address dialled; its host is what the
+  // server's certificate must name) or the server requires it. Closes on
+  // failure.
+  awaitable<Status> AuthenticateAsClient(const HostPort& target = {});
   // Server side of the handshake, under handshake_timeout_ms from this call.
   // Closes on failure.
   awaitable<Status> AuthenticateAsServer();
   // True after either side's handshake has succeeded; from then on frames up
   // to max_frame_bytes are accepted.
   bool authenticated() const { return authenticated_; }
+  // True when the connection runs over TLS.
+  bool encrypted() const { return tls_ != nullptr; }
+  // Server: why TLS refused the peer, in a few words from a bounded set ("TLS
+  // required", "certificate name", OpenSSL's verify error, "TLS handshake");
+  // empty when TLS refused nothing. RpcServer throttles its log per kind.
+  const std::string& tls_refusal() const { return tls_refusal_; }
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
@@ -140,9 +154,26 @@ class Connection {
   // of the bytes that have arrived.
   awaitable<Status> ReadGrowing(std::string* out, size_t n, Clock::time_point deadline);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
+  // The TLS part of the handshake (rpc_tls.cc), after the plaintext Hello.
+  // Client: switches to TLS when its policy or the Hello requires it, then
+  // reads the server's second Hello into `hello`; refuses a server without
+  // TLS (telling it why). Server: switches to TLS when the client's first
+  // byte starts a TLS record (sending a new Hello), else refuses plaintext
+  // when `hello` requires TLS (`plaintext_refused` says why). Close on failure.
+  awaitable<Status> UpgradeAsClient(const HostPort& target, pb::Hello* hello);
+  awaitable<Status> UpgradeAsServer(const std::string& plaintext_refused, pb::Hello* hello);
+  // Runs the TLS handshake on the socket as client (verifying that the
+  // server's certificate names `host`) or server, under the deadline.
+  awaitable<Status> StartTls(bool server, const std::string& host);
+  // Server: the first byte the client sent, without consuming it.
+  awaitable<Result<unsigned char>> PeekByte();
 
   tcp::socket socket_;
+  // Over socket_ once TLS has started; declared after it, so destroyed first.
+  std::unique_ptr<asio::ssl::stream<TlsTransport>> tls_;
   RpcOptions options_;
+  std::string remote_address_;  // the IP alone
+  std::string tls_refusal_;
   std::string remote_endpoint_;
   std::string peer_name_;
   bool authenticated_ = false;
@@ -241,6 +272,9 @@ class RpcServer {
   LogThrottle refused_log_{std::chrono::seconds(10)};
   LogThrottle rejected_log_{std::chrono::seconds(10)};
   LogThrottle accept_log_{std::chrono::seconds(10)};
+  // One throttle per kind of TLS refusal (Connection::tls_refusal()), so an
+  // expired certificate is logged even while plaintext peers are refused.
+  std::unordered_map<std::string, std::unique_ptr<LogThrottle>> tls_refused_logs_;  // guarded by mu_
   std::atomic<bool> stopped_{false};
 };
 

@@ -9,6 +9,7 @@ PACKAGES=(
   libspdlog-dev libgtest-dev libgmock-dev libre2-dev libxxhash-dev libcli11-dev
   libtomlplusplus-dev libbenchmark-dev libssl-dev nlohmann-json3-dev
   iperf3 iproute2 procps psmisc jq bc coreutils
+  tcpdump  # tests/integration/tls_capture_test.sh: no plaintext between datacenters
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan
   help2man bash-completion dpkg-dev systemd  # man pages, mrctl completion, the .deb, unit checks
   debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)

@@ -5,6 +5,9 @@
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
+#        [--tls off|inter-dc|all] [--dc-addresses]
+#      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
+#      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
 #   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
@@ -31,7 +34,8 @@ DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
 die() { echo "local-cluster: $*" >&2; exit 2; }
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+# The usage text is the comment at the top of this file.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 cmd="${1:-}"
 [[ "$cmd" == -h || "$cmd" == --help || "$cmd" == help ]] && { usage; exit 0; }
 [[ -n "$cmd" ]] || { usage >&2; exit 2; }
@@ -43,6 +47,7 @@ fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
+tls="" dc_addresses=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -59,6 +64,8 @@ while [[ $# -gt 0 ]]; do
     --rack) label_rack="$2"; shift 2 ;;             # add-worker: its rack label
     --worker-flag) worker_flags+=("$2"); shift 2 ;; # add-worker: one more mr-worker argument
     --dir) DIR="$2"; shift 2 ;;
+    --tls) tls="$2"; shift 2 ;;
+    --dc-addresses) dc_addresses=1; shift ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -166,9 +173,14 @@ wait_ready() {  # wait until every worker is live
   return 1
 }
 
+# host_of K: where the processes of datacenter dcK listen (127.0.0.K with
+# --dc-addresses, given to up; else 127.0.0.1).
+host_of() { if (( dc_addresses )); then echo "127.0.0.$1"; else echo 127.0.0.1; fi; }
+
 joined_args() {  # joined_args NAME DC RACK [FLAG...]: mr-worker's identity flags, one a line
-  local n="$1" dc="$2" rack="$3"; shift 3
-  printf '%s\n' --id "$n" --datacenter "$dc" --advertise "127.0.0.1:$(free_port)" --data-dir "$DIR/data/$n"
+  local n="$1" dc="$2" rack="$3" host=127.0.0.1; shift 3
+  if [[ "$dc" =~ ^dc([0-9]+)$ ]]; then host="$(host_of "${BASH_REMATCH[1]}")"; fi
+  printf '%s\n' --id "$n" --datacenter "$dc" --advertise "$host:$(free_port)" --data-dir "$DIR/data/$n"
   if [[ -n "$rack" ]]; then printf '%s\n' --rack "$rack"; fi
   for f in "$@"; do printf '%s\n' "$f"; done
 }
@@ -196,6 +208,9 @@ case "$cmd" in
     alive "$name" && die "worker $name is already running"
     mkdir -p "$DIR/joined"
     joined_args "$name" "$label_dc" "$label_rack" "${worker_flags[@]}" >"$DIR/joined/$name.args"
+    if [[ -f "$DIR/tls/ca.key" ]]; then  # a TLS cluster: the newcomer needs its certificate
+      "$BUILD/tools/mrctl" cert issue "$name" --dir "$DIR/tls" --address 127.0.0.1 >/dev/null
+    fi
     start_one "$name"
     wait_live "$name"
     ;;
@@ -216,6 +231,16 @@ case "$cmd" in
     : >"$DIR/.ports"
     secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     master_port="$(free_port)"
+    case "$tls" in ""|off|inter-dc|all) ;; *) die "--tls must be off, inter-dc or all, got '$tls'" ;; esac
+    if [[ -n "$tls" && "$tls" != off ]]; then
+      "$BUILD/tools/mrctl" cert init --dir "$DIR/tls" --cluster-name local >/dev/null
+      "$BUILD/tools/mrctl" cert issue master --dir "$DIR/tls" --address 127.0.0.1 >/dev/null
+      "$BUILD/tools/mrctl" cert issue mrctl --dir "$DIR/tls" >/dev/null
+      for i in $(seq 1 "$workers"); do
+        "$BUILD/tools/mrctl" cert issue "w$i" --dir "$DIR/tls" \
+          --address "$(host_of $(( (i - 1) % dcs + 1 )))" >/dev/null
+      done
+    fi
     {
       echo "# Written by deploy/local-cluster.sh up (replaced by the next up)."
       echo "[cluster]"
@@ -223,10 +248,17 @@ case "$cmd" in
       echo "secret = \"$secret\""
       echo "heartbeat_interval_ms = $hb_ms"
       echo "dead_after_missed_heartbeats = 10"
+      if [[ -n "$tls" ]]; then echo "tls = \"$tls\""; fi
+      if [[ -n "$tls" && "$tls" != off ]]; then
+        echo "tls_ca = \"$DIR/tls/ca.crt\""
+        echo "tls_cert = \"$DIR/tls/{name}.crt\""
+        echo "tls_key = \"$DIR/tls/{name}.key\""
+      fi
       echo
       echo "[master]"
       echo "address = \"127.0.0.1:$master_port\""
       echo "data_dir = \"$DIR/data/master\""
+      if (( dc_addresses )) || [[ -n "$tls" ]]; then echo "datacenter = \"dc1\""; fi
       echo
       echo "[dfs]"
       echo "block_size = $block_size"
@@ -242,7 +274,7 @@ case "$cmd" in
         echo
         echo "[[worker]]"
         echo "id = \"w$i\""
-        echo "address = \"127.0.0.1:$(free_port)\""
+        echo "address = \"$(host_of "$dc"):$(free_port)\""
         echo "datacenter = \"dc$dc\""
         if (( racks > 0 )); then echo "rack = \"r$(( ((i - 1) / dcs) % racks + 1 ))\""; fi
         echo "data_dir = \"$DIR/data/w$i\""

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/version.h"
+#include "common/tls.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
@@ -33,6 +34,12 @@ int main(int argc, char** argv) {
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {
     mr::ReportStartupError("mr-master", config.status().message());
+    return 2;
+  }
+  if (auto s = mr::InitProcessTls(*config, "master", config->master.datacenter, /*server=*/true,
+                                  /*check_own=*/true);
+      !s.ok()) {
+    mr::ReportStartupError("mr-master", s.message());
     return 2;
   }
   if (auto s = mr::PreparePrivateDataDir(config->master.data_dir); !s.ok()) {

@@ -384,8 +384,11 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
   app.add_option("--master", o.target.master_flag, "master HOST:PORT of a remote cluster (without --config: secret from $MR_SECRET)");
+  app.add_option("--tls-name", o.target.tls_name, "the name of this client's TLS certificate, {name} in cluster.tls_cert/tls_key (default: mrctl)");
+  app.add_option("--datacenter", o.target.datacenter, "the datacenter mrctl runs in, for tls = inter-dc (default: unknown, so every link is encrypted)");
   std::function<int()> action;
   AddDfsCommands(app, o, &action);
+  mr::tools::AddCertCommands(app, &action);
   mr::tools::JobCommandOptions job_options;
   mr::tools::AddJobCommands(app, o.target, job_options, &action);
 

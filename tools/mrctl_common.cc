@@ -20,7 +20,12 @@ Status Target::Resolve() {
     auto config = LoadClusterConfig(*path);
     if (!config.ok()) return config.status();
     master = config->master.address;
-    rpc = RpcOptions::FromConfig(*config, "mrctl");
+    // The client's certificate is the one of --tls-name; its peer name says
+    // so, since the server checks the two against each other.
+    const std::string name = tls_name.empty() ? "mrctl" : tls_name;
+    MR_RETURN_IF_ERROR(InitProcessTls(*config, name, datacenter, /*server=*/false,
+                                      /*check_own=*/false));
+    rpc = RpcOptions::FromConfig(*config, tls_name.empty() ? "mrctl" : "mrctl " + tls_name);
     chunk_bytes = config->dfs.transfer_chunk_bytes;
   } else if (master_flag.empty()) {
     return path.status();

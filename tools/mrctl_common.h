@@ -25,6 +25,8 @@ struct Target {
   HostPort master;
   RpcOptions rpc;
   int64_t chunk_bytes = DfsOptions{}.transfer_chunk_bytes;
+  std::string tls_name;    // --tls-name: "{name}" in the TLS paths (default "mrctl")
+  std::string datacenter;  // --datacenter: where mrctl runs (default unknown)
 
   // --config, or the discovered cluster file, gives address and secret;
   // --master alone (no --config) means a remote cluster: the secret comes
@@ -50,5 +52,8 @@ struct JobCommandOptions {
 };
 void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
                     std::function<int()>* action);
+
+// `mrctl cert init|issue` (mrctl_cert.cc).
+void AddCertCommands(CLI::App& app, std::function<int()>* action);
 
 }  // namespace mr::tools

@@ -11,6 +11,7 @@
 #include "common/process.h"
 #include "common/version.h"
 #include "worker/identity.h"
+#include "common/tls.h"
 #include "worker/worker.h"
 
 int main(int argc, char** argv) {
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
     mr::ReportStartupError("mr-worker", self.status().message());
     return 2;
   }
+  if (auto s = mr::InitProcessTls(*config, f.id, self->datacenter, /*server=*/true, /*check_own=*/true);
+      !s.ok()) {
+    mr::ReportStartupError("mr-worker", s.message());
+    return 2;
+  }
   if (auto s = mr::PreparePrivateDataDir(self->data_dir); !s.ok()) {
     mr::ReportStartupError("mr-worker", s.message());
     return 1;
@@ -82,7 +88,7 @@ int main(int argc, char** argv) {
   }
   mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });
   if (mr::Status refused = (*worker)->refused(); !refused.ok()) {
-    mr::ReportStartupError("mr-worker", "the master refused this worker: " + refused.message());
+    std::fprintf(stderr, "mr-worker: the master refused this worker: %s\n", refused.message().c_str());
     return 2;
   }
   return 0;

@@ -556,6 +556,28 @@ TEST(ConfigTest, ScrubKeys) {
             "cluster.toml: 'dfs.scrub_bytes_per_second' must be at least 1 (got 0)");
 }
 
+// TLS (docs/tls.md): off on loopback, inter-dc as soon as an address can
+// leave the host; an explicit value wins; anything else is refused.
+TEST(ConfigTest, TlsModeDefaultsAndValues) {
+  EXPECT_EQ(ParseOk("[master]\naddress = \"127.0.0.1:7000\"\n").cluster.tls, "off");
+  EXPECT_EQ(ParseOk("[cluster]\nsecret = \"x\"\n[master]\naddress = \"127.0.0.1:7000\"\n" +
+                    Worker("w1", "10.0.0.2:7001"))
+                .cluster.tls,
+            "inter-dc");
+  ClusterConfig c = ParseOk(
+      "[cluster]\nsecret = \"x\"\ntls = \"all\"\ntls_ca = \"/t/ca.crt\"\ntls_cert = "
+      "\"/t/{name}.crt\"\ntls_key = \"/t/{name}.key\"\n[master]\naddress = \"10.0.0.1:7000\"\n"
+      "datacenter = \"dc1\"\n");
+  EXPECT_EQ(c.cluster.tls, "all");
+  EXPECT_EQ(c.cluster.tls_cert, "/t/{name}.crt");
+  EXPECT_EQ(c.master.datacenter, "dc1");
+  EXPECT_EQ(ParseOk("[cluster]\nsecret = \"x\"\ntls = \"off\"\n[master]\naddress = \"10.0.0.1:7000\"\n")
+                .cluster.tls,
+            "off");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ntls = \"yes\"\n")),
+            "cluster.toml: 'cluster.tls' must be one of off, inter-dc, all (got 'yes')");
+}
+
 }  // namespace
 }  // namespace mr
 
