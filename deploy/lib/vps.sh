@@ -6,9 +6,8 @@
 #   netns_init ...; netns_fabric K; netns_add_host D NAME ...
 #   vps_init DIR                 # DIR/ssh: the client key, known_hosts, ssh_config
 #   vps_start NAME               # sshd on NAME's address, port 22, root by key only
-#   vps_ssh NAME CMD...          # run CMD on NAME as root over ssh (from the caller's
-#                                # namespace: call it inside netns_exec CONTROL ... or
-#                                # use vps_ssh_from CONTROL NAME CMD...)
+#   vps_ssh_from CONTROL NAME CMD...  # CMD on NAME as root over ssh, from the
+#                                # namespace of host CONTROL (e.g. the control node)
 #   vps_teardown                 # ends the sshds it started (by PID), removes the
 #                                # mount points it had to create; idempotent
 #
