@@ -13,6 +13,7 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan
   help2man bash-completion dpkg-dev systemd  # man pages, mrctl completion, the .deb, unit checks
   debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)
+  ansible openssh-server openssh-client nftables ethtool tcpdump  # tests/deploy: emulated VPSs (deploy/ansible, deploy/lib)
 )
 
 missing=()
