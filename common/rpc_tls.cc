@@ -11,9 +11,12 @@
 // read(), and a frame's records gather in another that is flushed at the
 // frame's end. The coroutine waits on the socket only when OpenSSL says it
 // would block.
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -55,6 +58,53 @@ boost::system::error_code TlsErrorCode(int ssl_error, int saved_errno) {
     return asio::ssl::error::stream_truncated;
   }
   return asio::ssl::error::unexpected_result;
+}
+
+// A socket BIO that writes with send(MSG_NOSIGNAL): OpenSSL's own writes
+// with write(), which raises SIGPIPE (ending the process) when the peer has
+// reset the connection. The descriptor is the BIO's data; it is not closed.
+int SocketBioWrite(BIO* bio, const char* data, int size) {
+  errno = 0;
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  const int n = static_cast<int>(send(fd, data, static_cast<size_t>(size), MSG_NOSIGNAL));
+  BIO_clear_retry_flags(bio);
+  if (n < 0 && BIO_sock_should_retry(n)) BIO_set_retry_write(bio);
+  return n;
+}
+
+int SocketBioRead(BIO* bio, char* data, int size) {
+  errno = 0;
+  const int fd = static_cast<int>(reinterpret_cast<intptr_t>(BIO_get_data(bio)));
+  const int n = static_cast<int>(recv(fd, data, static_cast<size_t>(size), 0));
+  BIO_clear_retry_flags(bio);
+  if (n < 0 && BIO_sock_should_retry(n)) BIO_set_retry_read(bio);
+  return n;
+}
+
+long SocketBioCtrl(BIO*, int command, long, void*) {
+  return command == BIO_CTRL_FLUSH ? 1 : 0;  // nothing is buffered here
+}
+
+const BIO_METHOD* SocketBioMethod() {
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "mr socket");
+    if (m != nullptr) {
+      BIO_meth_set_write(m, SocketBioWrite);
+      BIO_meth_set_read(m, SocketBioRead);
+      BIO_meth_set_ctrl(m, SocketBioCtrl);
+    }
+    return m;
+  }();
+  return method;
+}
+
+BIO* NewSocketBio(int fd) {
+  const BIO_METHOD* method = SocketBioMethod();
+  BIO* bio = method ? BIO_new(method) : nullptr;
+  if (bio == nullptr) return nullptr;
+  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<intptr_t>(fd)));
+  BIO_set_init(bio, 1);
+  return bio;
 }
 
 }  // namespace
@@ -127,7 +177,7 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
   tls_.reset(SSL_new(options_.tls->context().native_handle()));
   SSL* ssl = tls_.get();
   // socket <- read buffer <- OpenSSL -> write buffer -> socket.
-  BIO* socket_bio = tls_ ? BIO_new_socket(socket_.native_handle(), BIO_NOCLOSE) : nullptr;
+  BIO* socket_bio = tls_ ? NewSocketBio(socket_.native_handle()) : nullptr;
   BIO* read_bio = socket_bio ? BIO_new(BIO_f_buffer()) : nullptr;
   BIO* write_bio = read_bio ? BIO_new(BIO_f_buffer()) : nullptr;
   if (write_bio == nullptr || BIO_set_read_buffer_size(read_bio, kTlsBufferBytes) != 1 ||
