@@ -226,9 +226,11 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
     }
     const std::string refused = PeerVerifyError(ssl);
     if (server) tls_refusal_ = refused.empty() ? "TLS handshake" : refused;
-    const std::string why = DescribeTlsFailure(ssl, ec.message(), server, options_.tls->cert_path());
+    const std::string why =
+        DescribeTlsFailure(ssl, ec.message(), server, options_.tls->cert_path());
     Close();
-    co_return Status::PermissionDenied("TLS handshake with " + remote_endpoint_ + " failed: " + why);
+    co_return Status::PermissionDenied("TLS handshake with " + remote_endpoint_ +
+                                       " failed: " + why);
   }
   MR_CO_RETURN_IF_ERROR(co_await TlsFlush(deadline));
   last_used_ = std::chrono::steady_clock::now();
@@ -236,7 +238,7 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
 }
 
 awaitable<boost::system::error_code> Connection::TlsWait(int ssl_error,
-                                                          Clock::time_point deadline) {
+                                                         Clock::time_point deadline) {
   if (!socket_.is_open()) co_return asio::error::not_connected;
   asio::steady_timer timer(socket_.get_executor(), deadline);
   const auto type =
@@ -256,7 +258,9 @@ Status Connection::TlsFailed(int ret, int ssl_error, std::string_view what) {
     ec = TlsErrorCode(ssl_error, saved_errno);
   }
   Close();
-  if (ec == asio::error::eof) return Status::Unavailable("connection closed by " + remote_endpoint_);
+  if (ec == asio::error::eof) {
+    return Status::Unavailable("connection closed by " + remote_endpoint_);
+  }
   return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message());
 }
 
@@ -350,7 +354,8 @@ awaitable<Status> Connection::TlsWrite(asio::const_buffer header, asio::const_bu
   const Clock::time_point deadline = Deadline();
   // The header and the start of the data in one record, so that a small
   // header does not cost a record (and its 22 bytes) of its own.
-  const size_t head = std::min(data.size(), kTlsRecordBytes - std::min(kTlsRecordBytes, header.size()));
+  const size_t head =
+      std::min(data.size(), kTlsRecordBytes - std::min(kTlsRecordBytes, header.size()));
   tls_first_record_.assign(static_cast<const char*>(header.data()), header.size());
   tls_first_record_.append(static_cast<const char*>(data.data()), head);
   MR_CO_RETURN_IF_ERROR(
