@@ -209,6 +209,9 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
   }
   const Clock::time_point deadline = Deadline();
   while (true) {
+    if (!socket_.is_open()) {
+      co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
+    }
     ERR_clear_error();
     const int ret = SSL_do_handshake(ssl);
     if (ret == 1) break;
@@ -330,7 +333,12 @@ awaitable<Status> Connection::TlsWriteBytes(const char* data, size_t size,
 
 awaitable<Status> Connection::TlsFlush(Clock::time_point deadline) {
   BIO* bio = SSL_get_wbio(tls_.get());
-  while (BIO_flush(bio) <= 0) {
+  while (true) {
+    // Closed while this coroutine waited: the descriptor may be another's.
+    if (!socket_.is_open()) {
+      co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
+    }
+    if (BIO_flush(bio) > 0) break;
     if (!BIO_should_retry(bio)) {
       const std::string why = std::strerror(errno);
       Close();
