@@ -102,23 +102,14 @@ awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::str
   co_return n;
 }
 
-template <typename Buffers>
-awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
-  Result<size_t> n = 0;
+awaitable<Status> Connection::WriteAll(asio::const_buffer header, asio::const_buffer data) {
   if (tls_) {
-    // The frame's records gather in the transport's buffer, then leave in
-    // a few large writes (tls_transport.h).
-    tls_->next_layer().set_corked(true);
-    n = co_await WithDeadline(asio::async_write(*tls_, buffers, kTuple), "write to", Deadline());
-    if (n.ok()) {
-      auto flushed =
-          co_await WithDeadline(tls_->next_layer().async_flush(kTuple), "write to", Deadline());
-      if (!flushed.ok()) n = flushed.status();
-    }
-    tls_->next_layer().set_corked(false);
-  } else {
-    n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
+    MR_CO_RETURN_IF_ERROR(co_await TlsWrite(header, data));
+    bytes_sent_ += static_cast<int64_t>(header.size() + data.size());
+    co_return Status::OK();
   }
+  std::array<asio::const_buffer, 2> buffers{header, data};
+  auto n = co_await WithDeadline(asio::async_write(socket_, buffers, kTuple), "write to", Deadline());
   if (!n.ok()) co_return n.status();
   bytes_sent_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -126,12 +117,13 @@ awaitable<Status> Connection::WriteAll(const Buffers& buffers) {
 
 template <typename Buffers>
 awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline) {
-  Result<size_t> n = 0;
   if (tls_) {
-    n = co_await WithDeadline(asio::async_read(*tls_, buffers, kTuple), "read from", deadline);
-  } else {
-    n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
+    const asio::mutable_buffer buffer = *asio::buffer_sequence_begin(buffers);
+    MR_CO_RETURN_IF_ERROR(co_await TlsRead(buffer, deadline));
+    bytes_received_ += static_cast<int64_t>(buffer.size());
+    co_return Status::OK();
   }
+  auto n = co_await WithDeadline(asio::async_read(socket_, buffers, kTuple), "read from", deadline);
   if (!n.ok()) co_return n.status();
   bytes_received_ += static_cast<int64_t>(*n);
   co_return Status::OK();
@@ -169,9 +161,9 @@ Status Connection::EncodeHeader(const pb::Frame& header, size_t data_len) {
 
 awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char> data) {
   MR_CO_RETURN_IF_ERROR(EncodeHeader(header, data.size()));
-  std::array<asio::const_buffer, 2> buffers{asio::buffer(scratch_),
-                                            asio::buffer(data.data(), data.size())};
-  co_return co_await WriteAll(buffers);
+  const asio::const_buffer header_bytes = asio::buffer(scratch_);
+  const asio::const_buffer data_bytes = asio::buffer(data.data(), data.size());
+  co_return co_await WriteAll(header_bytes, data_bytes);
 }
 
 awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
@@ -315,7 +307,7 @@ awaitable<Status> Connection::AuthenticateAsServer() {
   }
   if (tls_) {
     // The certificate must be the one of the node the peer claims to be.
-    const Status named = CheckPeerCertificateName(tls_->native_handle(), peer_name_);
+    const Status named = CheckPeerCertificateName(tls_.get(), peer_name_);
     if (!named.ok()) {
       tls_refusal_ = "certificate name";
       co_await SendError(named);

@@ -41,12 +41,12 @@
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <google/protobuf/message_lite.h>
+#include <openssl/ssl.h>
 
 #include "common/config.h"
 #include "common/log.h"
 #include "common/status.h"
 #include "common/tls.h"
-#include "common/tls_transport.h"
 #include "proto/rpc.pb.h"
 
 namespace mr {
@@ -146,8 +146,8 @@ class Connection {
   template <typename Operation>
   awaitable<Result<size_t>> WithDeadline(Operation operation, std::string_view what,
                                          Clock::time_point deadline);
-  template <typename Buffers>
-  awaitable<Status> WriteAll(const Buffers& buffers);
+  // Writes a frame's serialized header, then its data.
+  awaitable<Status> WriteAll(asio::const_buffer header, asio::const_buffer data);
   template <typename Buffers>
   awaitable<Status> ReadAll(const Buffers& buffers, Clock::time_point deadline);
   // Reads `n` bytes into `out`, growing it by at most kReadPieceBytes ahead
@@ -167,10 +167,28 @@ class Connection {
   awaitable<Status> StartTls(bool server, const std::string& host);
   // Server: the first byte the client sent, without consuming it.
   awaitable<Result<unsigned char>> PeekByte();
+  // TLS I/O (rpc_tls.cc): OpenSSL on the socket's descriptor, waiting for
+  // the socket only when OpenSSL asks to. TlsRead fills `buffer`; TlsWrite
+  // sends a frame (its header shares the first record with the data) and
+  // flushes the write buffer. Close on failure.
+  awaitable<Status> TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline);
+  awaitable<Status> TlsWrite(asio::const_buffer header, asio::const_buffer data);
+  awaitable<Status> TlsWriteBytes(const char* data, size_t size, Clock::time_point deadline);
+  awaitable<Status> TlsFlush(Clock::time_point deadline);
+  // Waits until the socket is readable (or writable) as OpenSSL's
+  // SSL_ERROR_WANT_READ (WANT_WRITE) asks; timed_out at `deadline`.
+  awaitable<boost::system::error_code> TlsWait(int ssl_error, Clock::time_point deadline);
+  // Closes and turns the failure of an SSL call (`ret`, its SSL_get_error
+  // `ssl_error`) into a Status like WithDeadline's.
+  Status TlsFailed(int ret, int ssl_error, std::string_view what);
 
   tcp::socket socket_;
-  // Over socket_ once TLS has started; declared after it, so destroyed first.
-  std::unique_ptr<asio::ssl::stream<TlsTransport>> tls_;
+  // OpenSSL on socket_'s descriptor once TLS has started; declared after
+  // socket_, so freed first (its BIOs do not close the descriptor).
+  struct SslFree {
+    void operator()(SSL* ssl) const { SSL_free(ssl); }
+  };
+  std::unique_ptr<SSL, SslFree> tls_;
   RpcOptions options_;
   std::string remote_address_;  // the IP alone
   std::string tls_refusal_;
@@ -183,6 +201,7 @@ class Connection {
   int64_t bytes_received_ = 0;
   std::string scratch_;    // serialized outgoing headers
   std::string header_in_;  // incoming headers
+  std::string tls_first_record_;  // TLS: a frame's header and the start of its data
 };
 
 // Resolves and connects to `address` and authenticates, all under deadlines.

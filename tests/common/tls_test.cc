@@ -207,6 +207,37 @@ TEST_F(TlsTest, AllModeEncryptsAndCountsPayloadBytes) {
   EXPECT_GT(plain_sent, 1 << 20);
 }
 
+TEST_F(TlsTest, WritingToAClosedPeerFailsWithoutSigpipe) {
+  // OpenSSL's own socket BIO writes with write(): once the peer has closed,
+  // that raises SIGPIPE, which ends the process (this test binary too).
+  // Connection's writes must fail with a status instead.
+  server_ = std::make_unique<RpcServer>(
+      io_.get_executor(), Options(Policy("all", "ca", "w1", "dc1", 0, true), "w1"), "w1");
+  server_->Handle("test.Drop", [](ServerCall& call) -> awaitable<Status> {
+    call.conn.Close();
+    call.replied = true;
+    co_return Status::OK();
+  });
+  ASSERT_TRUE(server_->Listen({"127.0.0.1", 0}).ok());
+  server_->Start();
+  auto options = Options(Policy("all", "ca", "w2", "dc2", port(), false), "worker w2");
+  int sent = 0;
+  Status s = RunSync([&]() -> awaitable<Status> {
+    HostPort address{"127.0.0.1", port()};
+    auto conn = co_await Connect(address, options);
+    if (!conn.ok()) co_return conn.status();
+    pb::PathRequest request;
+    request.set_path("/drop");
+    const std::string data(256 << 10, 'x');
+    // The first writes may still land in the socket buffers; bounded.
+    for (; sent < 200; ++sent) {
+      MR_CO_RETURN_IF_ERROR(co_await (*conn)->SendRequest("test.Drop", request, data));
+    }
+    co_return Status::OK();
+  });
+  EXPECT_TRUE(s.IsUnavailable()) << s.ToString() << " after " << sent << " frames";
+}
+
 TEST_F(TlsTest, PlaintextPeerRefusedWhereTlsIsRequired) {
   StartServer(Policy("all", "ca", "w1", "dc1", 0, true));
   Status s = EchoWith(Options(nullptr, "worker w2"));
