@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/tls.h"
 #include "master/master_internal.h"
 
 namespace mr::master {
@@ -21,6 +22,34 @@ void Unary(RpcServer& server, const std::string& method,
            std::function<Status(const Request&, Reply*)> fn) {
   server.HandleUnary<Request, Reply>(
       method, [fn = std::move(fn)](const Request& req, Reply* reply, ServerCall&) -> awaitable<Status> {
+        co_return fn(req, reply);
+      });
+}
+
+// A worker's own method (register, heartbeat): on a connection whose peer
+// proved a certificate, the worker id the request speaks for must be the
+// certificate's name (the TLS handshake checked that the certificate names
+// ClaimedCertName(peer_name)). With the shared secret alone every member
+// holds the cluster's one key and anyone may speak for any worker: nothing
+// to check (docs/tls.md, "What a certificate proves").
+template <typename Request, typename Reply>
+void WorkerUnary(RpcServer& server, const std::string& method,
+                 std::function<const std::string&(const Request&)> worker_id,
+                 std::function<Status(const Request&, Reply*)> fn) {
+  server.HandleUnary<Request, Reply>(
+      method, [worker_id = std::move(worker_id), fn = std::move(fn), method](
+                  const Request& req, Reply* reply, ServerCall& call) -> awaitable<Status> {
+        const std::string& id = worker_id(req);
+        if (call.conn.encrypted()) {
+          const std::string holder = ClaimedCertName(call.conn.peer_name());
+          if (holder != id) {
+            const Status refused = Status::PermissionDenied(
+                "a peer with the certificate of '" + holder + "' cannot speak for worker '" + id +
+                "' (" + method + " from " + call.conn.remote_endpoint() + ")");
+            spdlog::warn("{}", refused.message());
+            co_return refused;
+          }
+        }
         co_return fn(req, reply);
       });
 }
@@ -146,8 +175,12 @@ uint16_t Master::port() const { return server_ ? server_->port() : 0; }
 
 void Master::RegisterHandlers() {
   RpcServer& s = *server_;
-  Unary<pb::RegisterRequest, pb::RegisterReply>(s, "cluster.Register", [this](auto& q, auto* r) { return Register(q, r); });
-  Unary<pb::HeartbeatRequest, pb::HeartbeatReply>(s, "cluster.Heartbeat", [this](auto& q, auto* r) { return Heartbeat(q, r); });
+  WorkerUnary<pb::RegisterRequest, pb::RegisterReply>(
+      s, "cluster.Register", [](auto& q) -> const std::string& { return q.worker().id(); },
+      [this](auto& q, auto* r) { return Register(q, r); });
+  WorkerUnary<pb::HeartbeatRequest, pb::HeartbeatReply>(
+      s, "cluster.Heartbeat", [](auto& q) -> const std::string& { return q.worker_id(); },
+      [this](auto& q, auto* r) { return Heartbeat(q, r); });
   Unary<pb::Empty, pb::ClusterStatusReply>(s, "cluster.Status", [this](auto&, auto* r) { return ClusterStatus(r); });
   Unary<pb::DecommissionRequest, pb::Empty>(s, "cluster.Decommission", [this](auto& q, auto*) { return Decommission(q.worker_id(), true); });
   Unary<pb::DecommissionRequest, pb::Empty>(s, "cluster.Recommission", [this](auto& q, auto*) { return Decommission(q.worker_id(), false); });

@@ -11,6 +11,10 @@
 #include <sstream>
 #include <string>
 
+#include "common/config.h"
+#include "common/rpc.h"
+#include "common/tls.h"
+#include "proto/cluster.pb.h"
 #include "tests/integration/cluster_fixture.h"
 
 namespace mr::testing {
@@ -202,6 +206,42 @@ TEST_F(TlsClusterTest, PlaintextWorkerRefusedOnBothSides) {
   EXPECT_NE(ReadAll(log).find(refused), std::string::npos) << ReadAll(log);
   EXPECT_TRUE(MasterLogged(c, "(worker w2): " + refused));
   EXPECT_EQ(CatSha(c, "/t.txt"), sha);
+}
+
+// With certificates a worker speaks only for itself: w2, holding w2's
+// certificate, cannot register or heartbeat as w1 (with the shared secret
+// alone any member can; docs/tls.md). The master refuses with one line and
+// w1 stays registered.
+TEST_F(TlsClusterTest, WorkerCertificateSpeaksOnlyForItsOwnId) {
+  LocalCluster c(2, 2, "--tls all --dc-addresses --replication 2 --block-size 1048576");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  auto config = LoadClusterConfig(c.config());
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_TRUE(InitProcessTls(*config, "w2", "dc2", /*server=*/false, /*check_own=*/true).ok());
+  const RpcOptions options = RpcOptions::FromConfig(*config, "worker w2");
+  pb::RegisterRequest reg;
+  reg.mutable_worker()->set_id("w1");
+  reg.mutable_worker()->set_address("127.0.0.2:1");
+  reg.mutable_worker()->set_datacenter("dc1");
+  pb::HeartbeatRequest beat;
+  beat.set_worker_id("w1");
+  Status registered, beaten;
+  const Status s = RunSync([&]() -> awaitable<Status> {
+    auto conn = co_await Connect(config->master.address, options);
+    if (!conn.ok()) co_return conn.status();
+    pb::RegisterReply reg_reply;
+    registered = co_await (*conn)->Call("cluster.Register", reg, &reg_reply);
+    pb::HeartbeatReply beat_reply;
+    beaten = co_await (*conn)->Call("cluster.Heartbeat", beat, &beat_reply);
+    co_return Status::OK();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string refused =
+      "a peer with the certificate of 'w2' cannot speak for worker 'w1'";
+  EXPECT_NE(registered.message().find(refused), std::string::npos) << registered.ToString();
+  EXPECT_NE(beaten.message().find(refused), std::string::npos) << beaten.ToString();
+  EXPECT_TRUE(MasterLogged(c, refused));
+  EXPECT_EQ(c.LiveWorkers(), 2);
 }
 
 }  // namespace
