@@ -226,8 +226,28 @@ Result<std::shared_ptr<const TlsPolicy>> TlsPolicy::Create(const ClusterConfig& 
 bool TlsPolicy::ClientWantsTls(const HostPort& target) const {
   if (mode_ == TlsMode::kAll) return true;
   if (mode_ == TlsMode::kOff) return false;
-  auto it = datacenter_by_address_.find(target.ToString());
-  return datacenter_.empty() || it == datacenter_by_address_.end() || it->second != datacenter_;
+  if (datacenter_.empty()) return true;
+  const std::string address = target.ToString();
+  if (auto it = datacenter_by_address_.find(address); it != datacenter_by_address_.end()) {
+    return it->second != datacenter_;
+  }
+  std::lock_guard lock(learned_mu_);
+  auto it = learned_by_address_.find(address);
+  return it == learned_by_address_.end() || it->second != datacenter_;
+}
+
+void TlsPolicy::LearnNode(const std::string& address, const std::string& datacenter) const {
+  if (mode_ != TlsMode::kInterDc || datacenter_by_address_.count(address)) return;
+  auto parsed = ParseHostPort(address);
+  if (!parsed.ok()) return;
+  std::lock_guard lock(learned_mu_);
+  learned_by_address_[address] = datacenter;
+  // Only IP literals: resolving a host name here would block the caller's
+  // thread. A joined node advertised by name stays "unknown" to servers.
+  if (IsIpLiteral(parsed->host)) {
+    const std::string ip = boost::asio::ip::make_address(parsed->host).to_string();
+    learned_by_ip_[ip].insert(datacenter.empty() ? "?" : datacenter);
+  }
 }
 
 bool TlsPolicy::PlaintextAllowedFrom(const std::string& source, std::string* why) const {
@@ -241,12 +261,19 @@ bool TlsPolicy::PlaintextAllowedFrom(const std::string& source, std::string* why
     *why = mode + " and this node's datacenter is not known";
     return false;
   }
-  auto it = datacenters_by_ip_.find(source);
-  if (it == datacenters_by_ip_.end()) {
-    *why = mode + " and " + source + " is no node's address in the cluster file";
+  std::set<std::string> dcs;
+  if (auto it = datacenters_by_ip_.find(source); it != datacenters_by_ip_.end()) dcs = it->second;
+  {
+    std::lock_guard lock(learned_mu_);
+    if (auto it = learned_by_ip_.find(source); it != learned_by_ip_.end()) {
+      dcs.insert(it->second.begin(), it->second.end());
+    }
+  }
+  if (dcs.empty()) {
+    *why = mode + " and " + source + " is no node's address in the cluster file or the master's list";
     return false;
   }
-  if (it->second != std::set<std::string>{datacenter_}) {
+  if (dcs != std::set<std::string>{datacenter_}) {
     *why = mode + " and " + source + " is an address of a node outside datacenter " + datacenter_;
     return false;
   }

@@ -24,6 +24,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -97,6 +98,14 @@ class TlsPolicy {
   // cluster file puts at `source` is in it). Otherwise `why` says why not.
   bool PlaintextAllowedFrom(const std::string& source, std::string* why) const;
 
+  // Learns that the node at `address` ("host:port") is in `datacenter`,
+  // from the master's list of members: workers that joined without a
+  // [[worker]] entry are in no cluster file, and without this every link to
+  // and from them would be encrypted under "inter-dc". The cluster file's
+  // own entries keep precedence. Thread-safe; the master calls it on each
+  // registration, a worker on each list the master sends.
+  void LearnNode(const std::string& address, const std::string& datacenter) const;
+
   // Daemons at start: their own certificate is signed by the CA, valid now
   // and names `name`. One line otherwise, naming the file.
   Status CheckOwnCertificate() const;
@@ -115,6 +124,10 @@ class TlsPolicy {
   std::map<std::string, std::string> datacenter_by_address_;      // "host:port" → dc
   std::map<std::string, std::set<std::string>> datacenters_by_ip_;  // source IP → dcs
   std::unique_ptr<boost::asio::ssl::context> context_;
+  // Learned from the master (LearnNode), for addresses the file lacks.
+  mutable std::mutex learned_mu_;
+  mutable std::map<std::string, std::string> learned_by_address_;
+  mutable std::map<std::string, std::set<std::string>> learned_by_ip_;
 };
 
 // The process's policy, installed once by main() before any connection is

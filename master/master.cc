@@ -223,6 +223,10 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   WorkerState& w = *it->second;
   w.last_heartbeat = Clock::now();
   w.used_bytes = req.used_bytes();
+  if (req.membership_version() != membership_version_) {
+    FillMembers(reply->mutable_members());
+    reply->set_membership_version(membership_version_);
+  }
   w.free_bytes = req.free_bytes();
   if (req.disk_problem() != w.disk_problem) {
     if (req.disk_problem().empty()) {

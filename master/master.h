@@ -78,6 +78,10 @@ class Master {
   Status Admit(const pb::RegisterRequest& req) const;
   WorkerState& KnowWorker(const pb::KnownWorker& known);
   Status PersistWorker(const WorkerState& w);
+  // A worker's address and labels changed (or it is new): tell the TLS
+  // policy and bump membership_version_.
+  void MembershipChanged(const pb::WorkerInfo& info);
+  void FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members) const;
   Status Decommission(const std::string& id, bool drain);
   void CheckDecommissions();
   bool Draining(const std::string& node) const;
@@ -128,6 +132,9 @@ class Master {
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids
+  // Bumped whenever a worker's address or labels change; the epoch in the
+  // top bits, so a worker's version from before a restart never matches.
+  uint64_t membership_version_ = 0;
   std::chrono::steady_clock::time_point started_;
   bool stopped_ = false;
   // Copies ordered by ScheduleReplication that never arrived: logged at most

@@ -33,6 +33,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/tls.h"
 #include "master/master.h"
 #include "master/master_internal.h"
 
@@ -90,9 +91,26 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
   }
   slot->info = known.info();
   slot->admin_state = known.admin_state();
+  MembershipChanged(slot->info);
   jobs_->AddWorker(known.info());
   jobs_->SetDraining(id, !known.admin_state().empty());
   return *slot;
+}
+
+void Master::MembershipChanged(const pb::WorkerInfo& info) {
+  if (auto tls = ProcessTls()) tls->LearnNode(info.address(), info.datacenter());
+  membership_version_ = std::max(membership_version_ + 1, epoch_ << 32);
+}
+
+void Master::FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members) const {
+  for (const std::string& id : worker_order_) {
+    pb::WorkerInfo* m = members->Add();
+    const pb::WorkerInfo& info = workers_.at(id)->info;
+    m->set_id(info.id());
+    m->set_address(info.address());
+    m->set_datacenter(info.datacenter());
+    m->set_rack(info.rack());
+  }
 }
 
 Status Master::PersistWorker(const WorkerState& w) {
@@ -196,6 +214,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   } else {
     state->info = req.worker();
     jobs_->AddWorker(state->info);
+    if (changed) MembershipChanged(state->info);
   }
   WorkerState& w = *state;
   // Durable before it is live: a restarted master knows what it admitted.
@@ -222,6 +241,8 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
     NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
   }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
+  FillMembers(reply->mutable_members());
+  reply->set_membership_version(membership_version_);
   jobs_->WorkerUp(w.info.id());
   jobs_->WorkerRegistered(req, reply);
   spdlog::info("worker {} {} from {} in {}{}{}: {} blocks ({} orphans to delete){}", w.info.id(),

@@ -197,6 +197,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
                s.IsFailedPrecondition();
     co_return s;
   }
+  LearnMembers(registered.members(), registered.membership_version());
   tasks_->ForgetJobs(registered.finished_jobs());
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
@@ -219,6 +220,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
     if (stopped_) break;
     pb::HeartbeatRequest beat;
     beat.set_worker_id(self_.id);
+    beat.set_membership_version(membership_version_);
     tasks_->Fill(&beat);
     {
       std::lock_guard lock(mu_);
@@ -245,6 +247,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
       co_return s;
     }
     if (reply.reregister()) co_return Status::Unavailable("master asked to register again");
+    if (reply.members_size() > 0) LearnMembers(reply.members(), reply.membership_version());
     tasks_->Apply(reply);
     for (uint64_t id : reply.delete_blocks()) {
       MR_CO_RETURN_IF_ERROR(store_->Remove(id));
@@ -254,6 +257,13 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
     for (const auto& r : reply.repairs()) asio::co_spawn(io_, RepairBlock(r), asio::detached);
   }
   co_return Status::OK();
+}
+
+void Worker::LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInfo>& members,
+                          uint64_t version) {
+  membership_version_ = version;
+  if (!rpc_options_.tls) return;
+  for (const pb::WorkerInfo& m : members) rpc_options_.tls->LearnNode(m.address(), m.datacenter());
 }
 
 void Worker::NoteReceived(uint64_t id, int64_t bytes) {

@@ -80,6 +80,10 @@ class Worker {
   // next beat, which is sent at once.
   void QuarantineReplica(uint64_t id, const Status& why);
   void NoteReceived(uint64_t id, int64_t bytes);
+  // The master's list of members (on the master strand): the TLS policy
+  // learns their datacenters (docs/tls.md).
+  void LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInfo>& members,
+                    uint64_t version);
   // Logs the blocks the store dropped at open (Create).
   void LogDroppedAtOpen() const;
   // Asks for a heartbeat now (any thread).
@@ -98,6 +102,7 @@ class Worker {
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer* beat_timer_ = nullptr;  // on the strand
   std::atomic<bool> wake_{false};
+  uint64_t membership_version_ = 0;  // on the strand: of the last list from the master
   std::unique_ptr<TaskTracker> tasks_;
   std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
 

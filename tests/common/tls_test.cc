@@ -335,7 +335,7 @@ TEST_F(TlsTest, InterDcPlainWithinADatacenterTlsAcross) {
   EXPECT_FALSE(server_view->PlaintextAllowedFrom("127.0.0.2", &why));
   EXPECT_EQ(why, "tls = \"inter-dc\" and 127.0.0.2 is an address of a node outside datacenter dc1");
   EXPECT_FALSE(server_view->PlaintextAllowedFrom("127.0.0.9", &why));
-  EXPECT_EQ(why, "tls = \"inter-dc\" and 127.0.0.9 is no node's address in the cluster file");
+  EXPECT_EQ(why, "tls = \"inter-dc\" and 127.0.0.9 is no node's address in the cluster file or the master's list");
   auto liar = Config("inter-dc", "ca", port());
   liar.workers[1].datacenter = "dc1";  // w2 believes it is in dc1, so wants plaintext
   auto liar_policy = TlsPolicy::Create(liar, "w2", "dc1", false);
@@ -344,6 +344,35 @@ TEST_F(TlsTest, InterDcPlainWithinADatacenterTlsAcross) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(encrypted);  // the server's greeting required TLS from 127.0.0.2
   EXPECT_EQ(server_->rejected_connections(), 0);
+}
+
+// Workers that joined without a [[worker]] entry: until the master's list
+// names their datacenter, every link to and from them is encrypted; after
+// it, links inside a datacenter are plain, both by the client's rule and by
+// the server's. An address claimed by two datacenters stays encrypted.
+TEST_F(TlsTest, JoinedNodesLearnedFromTheMasterArePlainWithinADatacenter) {
+  auto policy = Policy("inter-dc", "ca", "w1", "dc1", 0, true);
+  const HostPort w3{"127.0.0.9", 7003}, w4{"127.0.0.8", 7004};
+  std::string why;
+  EXPECT_TRUE(policy->ClientWantsTls(w3));
+  EXPECT_FALSE(policy->PlaintextAllowedFrom("127.0.0.9", &why));
+  policy->LearnNode("127.0.0.9:7003", "dc1");
+  policy->LearnNode("127.0.0.8:7004", "dc2");
+  EXPECT_FALSE(policy->ClientWantsTls(w3));
+  EXPECT_TRUE(policy->ClientWantsTls(w4));
+  EXPECT_TRUE(policy->PlaintextAllowedFrom("127.0.0.9", &why));
+  EXPECT_FALSE(policy->PlaintextAllowedFrom("127.0.0.8", &why));
+  EXPECT_EQ(why, "tls = \"inter-dc\" and 127.0.0.8 is an address of a node outside datacenter dc1");
+  // The cluster file wins over the list: w2's entry says dc2.
+  policy->LearnNode("127.0.0.2:7002", "dc1");
+  EXPECT_TRUE(policy->ClientWantsTls(HostPort{"127.0.0.2", 7002}));
+  // A second node in dc2 at w3's IP: that IP is no longer dc1's alone.
+  policy->LearnNode("127.0.0.9:7005", "dc2");
+  EXPECT_FALSE(policy->PlaintextAllowedFrom("127.0.0.9", &why));
+  // Under "all" nothing learned makes a link plain.
+  auto all = Policy("all", "ca", "w1", "dc1", 0, true);
+  all->LearnNode("127.0.0.9:7003", "dc1");
+  EXPECT_TRUE(all->ClientWantsTls(w3));
 }
 
 TEST_F(TlsTest, TlsClientToServerWithTlsOff) {
