@@ -175,6 +175,12 @@ class Connection {
   awaitable<Status> TlsWrite(asio::const_buffer header, asio::const_buffer data);
   awaitable<Status> TlsWriteBytes(const char* data, size_t size, Clock::time_point deadline);
   awaitable<Status> TlsFlush(Clock::time_point deadline);
+  // The loop under TlsRead and TlsWriteBytes: calls `op(done, &n)` (an
+  // SSL_read_ex or SSL_write_ex of the bytes after `done`) until `size`
+  // bytes are done, waiting for the socket whenever OpenSSL asks. `what`
+  // ("read from", "write to") names the direction in errors.
+  awaitable<Status> TlsTransfer(size_t size, const std::function<int(size_t done, size_t* n)>& op,
+                                std::string_view what, Clock::time_point deadline);
   // Waits until the socket is readable (or writable) as OpenSSL's
   // SSL_ERROR_WANT_READ (WANT_WRITE) asks; timed_out at `deadline`.
   awaitable<boost::system::error_code> TlsWait(int ssl_error, Clock::time_point deadline);

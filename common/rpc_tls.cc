@@ -267,40 +267,9 @@ Status Connection::TlsFailed(int ret, int ssl_error, std::string_view what) {
   return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message());
 }
 
-awaitable<Status> Connection::TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline) {
-  char* out = static_cast<char*>(buffer.data());
-  size_t done = 0;
-  while (done < buffer.size()) {
-    if (!socket_.is_open()) {
-      co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
-    }
-    ERR_clear_error();
-    size_t n = 0;
-    const int ret = SSL_read_ex(tls_.get(), out + done, buffer.size() - done, &n);
-    if (ret == 1) {
-      done += n;
-      continue;
-    }
-    const int ssl_error = SSL_get_error(tls_.get(), ret);
-    if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) {
-      co_return TlsFailed(ret, ssl_error, "read from");
-    }
-    const boost::system::error_code ec = co_await TlsWait(ssl_error, deadline);
-    if (ec == asio::error::timed_out) {
-      Close();
-      co_return Status::TimedOut("read from " + remote_endpoint_ + " timed out");
-    }
-    if (ec) {
-      Close();
-      co_return Status::Unavailable("read from " + remote_endpoint_ + ": " + ec.message());
-    }
-  }
-  last_used_ = std::chrono::steady_clock::now();
-  co_return Status::OK();
-}
-
-awaitable<Status> Connection::TlsWriteBytes(const char* data, size_t size,
-                                            Clock::time_point deadline) {
+awaitable<Status> Connection::TlsTransfer(size_t size,
+                                          const std::function<int(size_t done, size_t* n)>& op,
+                                          std::string_view what, Clock::time_point deadline) {
   size_t done = 0;
   while (done < size) {
     if (!socket_.is_open()) {
@@ -308,27 +277,50 @@ awaitable<Status> Connection::TlsWriteBytes(const char* data, size_t size,
     }
     ERR_clear_error();
     size_t n = 0;
-    // After WANT_WRITE, OpenSSL wants the same arguments again.
-    const int ret = SSL_write_ex(tls_.get(), data + done, size - done, &n);
+    const int ret = op(done, &n);
     if (ret == 1) {
       done += n;
       continue;
     }
     const int ssl_error = SSL_get_error(tls_.get(), ret);
     if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) {
-      co_return TlsFailed(ret, ssl_error, "write to");
+      co_return TlsFailed(ret, ssl_error, what);
     }
     const boost::system::error_code ec = co_await TlsWait(ssl_error, deadline);
     if (ec == asio::error::timed_out) {
       Close();
-      co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
+      co_return Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out");
     }
     if (ec) {
       Close();
-      co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
+      co_return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " +
+                                    ec.message());
     }
   }
   co_return Status::OK();
+}
+
+awaitable<Status> Connection::TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline) {
+  char* out = static_cast<char*>(buffer.data());
+  const size_t size = buffer.size();
+  // A named std::function, not a temporary in the co_await operand (GCC 12,
+  // docs/development.md); it outlives the call.
+  const std::function<int(size_t, size_t*)> read = [this, out, size](size_t done, size_t* n) {
+    return SSL_read_ex(tls_.get(), out + done, size - done, n);
+  };
+  MR_CO_RETURN_IF_ERROR(co_await TlsTransfer(size, read, "read from", deadline));
+  last_used_ = std::chrono::steady_clock::now();
+  co_return Status::OK();
+}
+
+awaitable<Status> Connection::TlsWriteBytes(const char* data, size_t size,
+                                            Clock::time_point deadline) {
+  // After WANT_WRITE, OpenSSL wants the same arguments again: `done` moves
+  // only on success.
+  const std::function<int(size_t, size_t*)> write = [this, data, size](size_t done, size_t* n) {
+    return SSL_write_ex(tls_.get(), data + done, size - done, n);
+  };
+  co_return co_await TlsTransfer(size, write, "write to", deadline);
 }
 
 awaitable<Status> Connection::TlsFlush(Clock::time_point deadline) {
