@@ -56,11 +56,13 @@ _shaping_pair_rate() {  # FROM TO RATE PAIRS... -> bit/s of class FROM->TO ("" =
 # shaping_pairs_ok K PAIRS...: every pair names two different datacenters of
 # 1..K (dcA:dcB=RATE or A:B=RATE) and a valid rate; one line to stderr if not.
 shaping_pairs_ok() {
-  local k="$1" p; shift
+  local k="$1" p a b r; shift
   for p in "$@"; do
-    if ! [[ "$p" =~ ^(dc)?([0-9]+):(dc)?([0-9]+)=(.+)$ ]] || ! shaping_rate_ok "${BASH_REMATCH[5]}" ||
-       (( BASH_REMATCH[2] < 1 || BASH_REMATCH[2] > k || BASH_REMATCH[4] < 1 || BASH_REMATCH[4] > k ||
-          BASH_REMATCH[2] == BASH_REMATCH[4] )); then
+    a=0 b=0 r=""
+    if [[ "$p" =~ ^(dc)?([0-9]+):(dc)?([0-9]+)=(.+)$ ]]; then
+      a="${BASH_REMATCH[2]}" b="${BASH_REMATCH[4]}" r="${BASH_REMATCH[5]}"
+    fi
+    if ! shaping_rate_ok "$r" || (( a < 1 || a > k || b < 1 || b > k || a == b )); then
       echo "shaping: bad pair rate '$p' (want dcA:dcB=RATE, A != B in 1..$k, RATE like 20mbit)" >&2
       return 1
     fi
