@@ -82,8 +82,8 @@ workers() { netns_hosts | grep -E '^w[0-9]+$' | sort -V; }
 ours() {
   local pid="$1" state
   [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/stat" ]] || return 1
-  state="$(sed 's/^.*) //' "/proc/$pid/stat" | cut -d' ' -f1)"
-  [[ "$state" != Z ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DIR/cluster.toml"
+  state="$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)"
+  [[ -n "$state" && "$state" != Z ]] && { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$DIR/cluster.toml"
 }
 pid_of() { cat "$DIR/pids/$1.pid" 2>/dev/null || true; }
 alive() { ours "$(pid_of "$1")"; }
