@@ -271,7 +271,7 @@ case "$cmd" in
       ip netns list | awk '{ print $1 }' | grep -qxF "$ns" || ns="$ns (missing)"
       printf '%-8s dc%-2s %-14s %-24s %s\n' "$n" "$(netns_dc_of "$n")" "$(netns_addr "$n")" "$ns" "$p"
     done
-    echo "htb classes (dir dc from rate ceil bytes packets):"
+    echo "htb classes (dir dc from rate ceil bytes packets dropped):"
     shaping_htb_show "$dcs" | sed 's/^/  /'
     ;;
   exec)

@@ -6,7 +6,7 @@
 #   shaping_rate_ok RATE                 # a tc rate: 20mbit, 1gbit, 1.5gbit, 500kbit
 #   shaping_htb_up K RATE [A:B=RATE...]  # htb on every uplink, both directions
 #   shaping_htb_rate K RATE [A:B=RATE...]  # the same, changed live (tc class change)
-#   shaping_htb_show K                   # one line per class: dir dc from rate ceil bytes packets
+#   shaping_htb_show K                   # one line per class: dir dc from rate ceil bytes packets dropped
 #   shaping_nft_up K MASTER_ADDR CLIENT_ADDR  # the counters, in the router
 #   shaping_counters_json K              # {"pairs":[{from,to,bytes,...}]} on stdout
 #
@@ -119,7 +119,7 @@ shaping_htb_up() {
 # to the uplink rate.
 shaping_htb_rate() { _shaping_classes change "$@"; }
 
-# shaping_htb_show K: "up|down DC FROM RATE CEIL BYTES PACKETS" per class
+# shaping_htb_show K: "up|down DC FROM RATE CEIL BYTES PACKETS DROPPED" per class
 # (FROM is - for an uplink class; rates as tc prints them).
 shaping_htb_show() {
   local k="$1" d
@@ -140,7 +140,7 @@ _shaping_parse_classes() {  # DIR DC < tc -s class show
       if (id ~ /^1:1[0-9a-f][0-9a-f]$/) from = hex(substr(id, 3)) - 256
       else if (id != "1:1") id = ""
       next }
-    $1 == "Sent" && id != "" { print dir, dc, from, rate, ceil, $2, $4; id = "" }'
+    $1 == "Sent" && id != "" { d = $7; gsub(/[^0-9]/, "", d); print dir, dc, from, rate, ceil, $2, $4, d; id = "" }'
 }
 
 # shaping_nft_up K MASTER_ADDR CLIENT_ADDR: the counters in the router's
@@ -178,22 +178,23 @@ shaping_nft_up() {
 # and the htb class bytes of the pair (on the destination's downlink):
 # {"pairs":[{"from":"dc1","to":"dc2","bytes":..,"packets":..,"worker_bytes":..,
 #   "worker_packets":..,"client_bytes":..,"client_packets":..,
-#   "control_bytes":..,"control_packets":..,"htb_bytes":..,"htb_packets":..}]}
+#   "control_bytes":..,"control_packets":..,"htb_bytes":..,"htb_packets":..,
+#   "htb_dropped":..}]} (htb_dropped: packets the pair's class dropped, queue full)
 # bytes/packets = worker + client (all but control).
 shaping_counters_json() {
   local k="$1" nftj htb
   nftj="$(ip netns exec "$(netns_router_ns)" nft -j list counters table ip "$SHAPING_TABLE")" || return 1
   htb="$(shaping_htb_show "$k" | awk '$1 == "down" && $3 != "-" {
-    printf "{\"from\":\"dc%s\",\"to\":\"dc%s\",\"bytes\":%s,\"packets\":%s}\n", $3, $2, $6, $7 }' | jq -s .)"
+    printf "{\"from\":\"dc%s\",\"to\":\"dc%s\",\"bytes\":%s,\"packets\":%s,\"dropped\":%s}\n", $3, $2, $6, $7, $8 }' | jq -s .)"
   jq -n --argjson nft "$nftj" --argjson htb "$htb" --argjson k "$k" '
     ([$nft.nftables[] | select(.counter) | .counter | {key: .name, value: .}] | from_entries) as $c
     | {pairs: [range(1; $k + 1) as $a | range(1; $k + 1) as $b | select($a != $b)
         | ($c["w_\($a)_\($b)"]) as $w | ($c["c_\($a)_\($b)"]) as $cl | ($c["m_\($a)_\($b)"]) as $m
-        | ([$htb[] | select(.from == "dc\($a)" and .to == "dc\($b)")][0] // {bytes: 0, packets: 0}) as $h
+        | ([$htb[] | select(.from == "dc\($a)" and .to == "dc\($b)")][0] // {bytes: 0, packets: 0, dropped: 0}) as $h
         | {from: "dc\($a)", to: "dc\($b)",
            bytes: ($w.bytes + $cl.bytes), packets: ($w.packets + $cl.packets),
            worker_bytes: $w.bytes, worker_packets: $w.packets,
            client_bytes: $cl.bytes, client_packets: $cl.packets,
            control_bytes: $m.bytes, control_packets: $m.packets,
-           htb_bytes: $h.bytes, htb_packets: $h.packets}]}'
+           htb_bytes: $h.bytes, htb_packets: $h.packets, htb_dropped: $h.dropped}]}'
 }
