@@ -2,7 +2,8 @@
 # The testbed's proof, reduced (ctest testbed_smoke, docs/testbed.md): builds
 # 2 datacenters x 2 workers at 100mbit with deploy/testbed.sh, puts generated
 # text from the client, and runs WordCount under two policies (fifo, then
-# joss-t after restarting the master alone, keeping the DFS and history).
+# joss-t after restarting the master alone, keeping the DFS and history, with
+# the links slowed live to 20mbit).
 # Each job's output must equal tr | sort | uniq -c of its input, and the bytes
 # the kernel counted between worker subnets of different datacenters during
 # the job, over the job's recorded INT, must be within [1.00, 1.10] (a job
@@ -128,6 +129,11 @@ testbed restart-master --scheduler joss-t >"$T/restart.log" 2>&1 ||
 [[ "$(client dfs cat /data/a.txt | sha256sum | cut -d' ' -f1)" == "$(sha256sum <"$T/a.txt" | cut -d' ' -f1)" ]] ||
   fail "/data/a.txt changed across the master restart"
 client job show 1 --json | jq -e '.state == "succeeded"' >/dev/null || fail "job 1's record is gone after the master restart"
+# The second job runs on links slowed live to 20mbit.
+testbed rate 20mbit >/dev/null || fail "testbed.sh rate 20mbit failed"
+testbed status >"$T/status.txt"
+[[ "$(awk '$1 == "up" || $1 == "down" { n++; if ($5 == "20Mbit") m++ } END { print (n == m && n > 0) ? 1 : 0 }' "$T/status.txt")" == 1 ]] ||
+  fail "after rate 20mbit, not every htb class has ceil 20Mbit: $(grep -E '^  (up|down) ' "$T/status.txt" | tr '\n' ';')"
 run_job 2 joss-t b.txt
 testbed down >"$T/down.log" 2>&1 || fail "testbed.sh down failed: $(tail -n 2 "$T/down.log")"
 left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
