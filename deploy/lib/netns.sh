@@ -136,12 +136,14 @@ _netns_teardown() {
   mapfile -t left < <(awk '$1 == "netns" { print $2 }' "$f" | tac)
   for ns in "${left[@]}"; do
     pids="$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"
+    # shellcheck disable=SC2086 # $pids is a list
     [[ -n "${pids// /}" ]] && kill -TERM $pids 2>/dev/null
   done
   for i in $(seq 1 80); do  # TERM, 5 s, KILL, up to 3 s more
     pids=""
     for ns in "${left[@]}"; do pids+="$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"; done
     [[ -z "${pids// /}" ]] && break
+    # shellcheck disable=SC2086 # $pids is a list
     [[ $i -eq 50 ]] && kill -KILL $pids 2>/dev/null
     sleep 0.1
   done
