@@ -9,7 +9,11 @@
 #   netns_addr NAME               # its address, 10.<NETNS_NET>.<DC>.<n>
 #   netns_ns NAME                 # its namespace name (for ip netns exec / ip -n)
 #   netns_router_ns; netns_router_iface DC   # where to capture DC's inter-datacenter link
+#   netns_switch_ns; netns_switch_iface DC   # its other end, DC's bridge port to the router
+#   netns_subnet DC               # 10.<NETNS_NET>.<DC>.0/24
 #   netns_teardown                # ends every process in our namespaces, deletes them
+#   netns_save; netns_load STATE_DIR          # the layout, for another process
+#   netns_hosts                   # host names, one a line
 #
 # Layout. Everything lives in namespaces named PREFIX-*; nothing is added to
 # the caller's namespace (no interface, route or firewall rule), so the host is
@@ -57,6 +61,9 @@ netns_init() {
 netns_ns() { echo "${NETNS_PREFIX}$1"; }
 netns_router_ns() { echo "${NETNS_PREFIX}rt"; }
 netns_router_iface() { echo "dc$1"; }
+netns_switch_ns() { echo "${NETNS_PREFIX}sw"; }
+netns_switch_iface() { echo "r$1"; }  # in the switch: the bridge port towards the router
+netns_subnet() { echo "10.$NETNS_NET.$1.0/24"; }
 netns_addr() { echo "${NETNS_HOST_ADDR[$1]:?netns: no host $1}"; }
 netns_dc_of() { echo "${NETNS_HOST_DC[$1]:?netns: no host $1}"; }
 netns_exec() { local n="$1"; shift; ip netns exec "$(netns_ns "$n")" "$@"; }
@@ -129,12 +136,14 @@ _netns_teardown() {
   mapfile -t left < <(awk '$1 == "netns" { print $2 }' "$f" | tac)
   for ns in "${left[@]}"; do
     pids="$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"
+    # shellcheck disable=SC2086 # $pids is a list
     [[ -n "${pids// /}" ]] && kill -TERM $pids 2>/dev/null
   done
   for i in $(seq 1 80); do  # TERM, 5 s, KILL, up to 3 s more
     pids=""
     for ns in "${left[@]}"; do pids+="$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"; done
     [[ -z "${pids// /}" ]] && break
+    # shellcheck disable=SC2086 # $pids is a list
     [[ $i -eq 50 ]] && kill -KILL $pids 2>/dev/null
     sleep 0.1
   done
@@ -156,3 +165,38 @@ netns_stale() {
     kill -0 "$pid" 2>/dev/null || echo "$ns"
   done
 }
+
+# netns_save: writes the layout (prefix, second octet, datacenters, hosts) to
+# STATE_DIR/netns.state, so a later process can netns_load it (deploy/testbed.sh
+# builds the fabric in `up` and uses it in `exec`, `rate`, `down`...).
+netns_save() {
+  local f="$NETNS_STATE/netns.state" n
+  {
+    echo "prefix $NETNS_PREFIX"
+    echo "net $NETNS_NET"
+    echo "dcs $NETNS_DCS"
+    for n in "${!NETNS_HOST_ADDR[@]}"; do echo "host $n ${NETNS_HOST_DC[$n]} ${NETNS_HOST_ADDR[$n]}"; done
+  } >"$f.tmp"
+  mv "$f.tmp" "$f"
+}
+
+# netns_load STATE_DIR: the layout netns_save wrote, for netns_ns, netns_addr,
+# netns_exec and netns_teardown in another process. Fails when there is none.
+netns_load() {
+  local f="$1/netns.state" key a b c
+  NETNS_STATE="$1"
+  [[ -f "$f" ]] || { netns_log "no layout in $1"; return 1; }
+  NETNS_HOST_ADDR=() NETNS_HOST_DC=()
+  while read -r key a b c; do
+    case "$key" in
+      prefix) NETNS_PREFIX="$a" ;;
+      net) NETNS_NET="$a" ;;
+      dcs) NETNS_DCS="$a" ;;
+      host) NETNS_HOST_DC[$a]="$b"; NETNS_HOST_ADDR[$a]="$c" ;;
+    esac
+  done <"$f"
+  [[ -n "$NETNS_PREFIX" ]] || { netns_log "no prefix in $f"; return 1; }
+}
+
+# netns_hosts: the host names added (or loaded), one a line, sorted.
+netns_hosts() { printf '%s\n' "${!NETNS_HOST_ADDR[@]}" | sort -V; }
