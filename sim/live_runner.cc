@@ -272,8 +272,9 @@ class LiveRun {
       const json rec = json::parse(r.out, nullptr, false);
       if (r.exit_code != 0 || !rec.is_object()) return Fail("job show " + std::to_string(j.job_id) + ": " + r.err, 1);
       std::string params;
-      for (const auto& [k, v] : rec.value("scheduler_params", json::object()).items()) {
-        params += (params.empty() ? "" : ";") + k + "=" + v.get<std::string>();
+      const json sp = rec.value("scheduler_params", json::object());
+      for (const auto& [k, v] : sp.items()) {
+        params += (params.empty() ? "" : ";") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
       }
       json row = {{"id", j.planned.id}, {"job_id", j.job_id}, {"type", j.planned.type},
                   {"job", j.live->job}, {"input", j.live->input}, {"maps", rec["maps_total"]},
@@ -341,7 +342,12 @@ class LiveRun {
 
 int RunLiveWorkload(const LiveRunOptions& options, std::ostream& out, std::ostream& err) {
   LiveRun run(options, out, err);
-  return run.Main();
+  try {
+    return run.Main();
+  } catch (const std::exception& e) {  // a record of an unexpected shape (nlohmann::json)
+    err << "mr-workload: unexpected reply from mrctl: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace mr::sim
