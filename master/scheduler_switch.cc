@@ -9,9 +9,9 @@
 // with the cluster file's [scheduler] of the moment: a restarted master
 // keeps the last `set` unless the file's [scheduler] has changed since
 // (then the file wins, as the newer decision).
-#include <algorithm>
-
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "master/job_tracker_internal.h"
 #include "scheduler/spec_text.h"
@@ -67,7 +67,8 @@ Result<sched::SchedulerParams> TypedParams(const std::string& policy,
     for (const sched::PolicyInfo* p : sched::RegisteredPolicies()) {
       names += (names.empty() ? "" : ", ") + p->name;
     }
-    return Status::InvalidArgument("unknown scheduler '" + policy + "' (schedulers: " + names + ")");
+    return Status::InvalidArgument("unknown scheduler '" + policy + "' (schedulers: " + names +
+                                   ")");
   }
   sched::SchedulerParams typed;
   for (const auto& [name, value] : text) {
@@ -117,8 +118,10 @@ Status JobTracker::RestoreScheduler() {
   const std::map<std::string, std::string> saved_file(saved->file_params().begin(),
                                                       saved->file_params().end());
   if (saved->file_name() != config_.scheduler.name || saved_file != scheduler_params_) {
-    spdlog::info("the cluster file's [scheduler] changed since `mrctl scheduler set {}`: "
-                 "hosting the file's '{}'", saved->name(), config_.scheduler.name);
+    spdlog::info(
+        "the cluster file's [scheduler] changed since `mrctl scheduler set {}`: "
+        "hosting the file's '{}'",
+        saved->name(), config_.scheduler.name);
     return Status::OK();
   }
   const std::map<std::string, std::string> text(saved->params().begin(), saved->params().end());
@@ -139,8 +142,10 @@ Status JobTracker::RestoreScheduler() {
   scheduler_ = std::move(made).value();
   scheduler_params_ = CompleteText(saved->name(), *typed);
   scheduler_source_ = "set";
-  spdlog::info("hosting scheduler '{}' from the last `mrctl scheduler set` (the cluster file "
-               "names '{}')", scheduler_->name(), config_.scheduler.name);
+  spdlog::info(
+      "hosting scheduler '{}' from the last `mrctl scheduler set` (the cluster file "
+      "names '{}')",
+      scheduler_->name(), config_.scheduler.name);
   return Status::OK();
 }
 
@@ -152,16 +157,17 @@ Status JobTracker::SetScheduler(const pb::SchedulerChoice& req, pb::SchedulerCho
   MR_ASSIGN_OR_RETURN(auto made, sched::MakeScheduler(req.name(), typed, env));
   if (!active_.empty() || !recovering_.empty()) {
     const size_t n = active_.size() + recovering_.size();
-    return Status::FailedPrecondition(
-        "cannot switch the scheduler while " + std::to_string(n) + " job(s) run or wait (" +
-        scheduler_->name() + " hosts them); switch when none does (mrctl job list)");
+    return Status::FailedPrecondition("cannot switch the scheduler while " + std::to_string(n) +
+                                      " job(s) run or wait (" + scheduler_->name() +
+                                      " hosts them); switch when none does (mrctl job list)");
   }
   pb::SchedulerChoice saved;
   saved.set_name(req.name());
   const std::map<std::string, std::string> complete = CompleteText(req.name(), typed);
   saved.mutable_params()->insert(complete.begin(), complete.end());
   saved.set_file_name(config_.scheduler.name);
-  const std::map<std::string, std::string> file = CompleteText(config_.scheduler.name, FileParams(config_));
+  const std::map<std::string, std::string> file =
+      CompleteText(config_.scheduler.name, FileParams(config_));
   saved.mutable_file_params()->insert(file.begin(), file.end());
   MR_RETURN_IF_ERROR(history_->PutScheduler(saved));
   const std::string before = scheduler_->name();

@@ -11,11 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/simulator.h"
 #include "tools/datagen.h"
@@ -75,7 +74,7 @@ struct LiveJobPlan {
   std::vector<std::string> put, submit;  // argv after `mrctl [--config C]`
   int64_t at_ms = 0;                     // submit time after live.time_scale
   int64_t job_id = 0;
-  int64_t submitted_ms = 0;              // actual, from the start of the timed phase
+  int64_t submitted_ms = 0;  // actual, from the start of the timed phase
 };
 
 const char* Extension(const std::string& input) {
@@ -84,7 +83,8 @@ const char* Extension(const std::string& input) {
 
 class LiveRun {
  public:
-  LiveRun(const LiveRunOptions& o, std::ostream& out, std::ostream& err) : o_(o), out_(out), err_(err) {}
+  LiveRun(const LiveRunOptions& o, std::ostream& out, std::ostream& err)
+      : o_(o), out_(out), err_(err) {}
 
   int Main() {
     auto sc = LoadScenario(o_.file, o_.set);
@@ -101,7 +101,8 @@ class LiveRun {
       out_ << JobListCsv(*list) << "\n";
       for (const LiveJobPlan& j : jobs_) {
         out_ << "put " << j.planned.id << ": mrctl " << Join(j.put) << "\n";
-        out_ << "run " << j.planned.id << " at " << j.at_ms << " ms: mrctl " << Join(j.submit) << "\n";
+        out_ << "run " << j.planned.id << " at " << j.at_ms << " ms: mrctl " << Join(j.submit)
+             << "\n";
       }
       return 0;
     }
@@ -146,8 +147,9 @@ class LiveRun {
 
   int Plan(const std::vector<PlannedJob>& list) {
     if (sc_.data.pool_blocks > 0 || sc_.data.popularity != "uniform") {
-      return Fail(o_.file + ": data.pool_blocks and a skewed data.popularity are simulation-only "
-                            "(a live run puts each job's input itself)",
+      return Fail(o_.file +
+                      ": data.pool_blocks and a skewed data.popularity are simulation-only "
+                      "(a live run puts each job's input itself)",
                   2);
     }
     for (const PlannedJob& p : list) {
@@ -174,8 +176,8 @@ class LiveRun {
       j.local_input = o_.out_dir + "/inputs/" + name + "." + Extension(j.live->input);
       j.dfs_input = root_ + "/in/" + name + "." + Extension(j.live->input);
       j.dfs_output = root_ + "/out/" + name;
-      j.put = {"dfs", "put", "-r", std::to_string(sc_.data.replication), "-b",
-               std::to_string(block)};
+      j.put = {
+          "dfs", "put", "-r", std::to_string(sc_.data.replication), "-b", std::to_string(block)};
       if (job_dc && p.datacenter >= 0) {
         j.datacenter = static_cast<size_t>(p.datacenter) < dcs.size()
                            ? dcs[static_cast<size_t>(p.datacenter)]
@@ -183,15 +185,18 @@ class LiveRun {
         if (!o_.dry_run && static_cast<size_t>(p.datacenter) >= dcs.size()) {
           return Fail("job " + std::to_string(p.id) + " is placed in datacenter " +
                           std::to_string(p.datacenter) + " but the cluster has " +
-                          std::to_string(dcs.size()) + " (set live.datacenters or cluster.datacenters)",
+                          std::to_string(dcs.size()) +
+                          " (set live.datacenters or cluster.datacenters)",
                       2);
         }
         j.put.insert(j.put.end(), {"--datacenter", j.datacenter});
       }
       j.put.insert(j.put.end(), {j.local_input, j.dfs_input});
-      j.submit = {"job", "run", j.live->job, "-i", j.dfs_input, "-o", j.dfs_output, "-r",
-                  std::to_string(p.reduces)};
-      for (const auto& [k, v] : j.live->params) j.submit.insert(j.submit.end(), {"-p", k + "=" + v});
+      j.submit = {"job",        "run",       j.live->job,
+                  "-i",         j.dfs_input, "-o",
+                  j.dfs_output, "-r",        std::to_string(p.reduces)};
+      for (const auto& [k, v] : j.live->params)
+        j.submit.insert(j.submit.end(), {"-p", k + "=" + v});
       j.submit.push_back("--json");
       j.at_ms = static_cast<int64_t>(static_cast<double>(p.submit_ms) / sc_.live.time_scale);
       jobs_.push_back(std::move(j));
@@ -214,7 +219,8 @@ class LiveRun {
         if (!s.ok() || !f) return Fail("cannot write '" + j.local_input + "': " + s.ToString(), 1);
       }
       const CommandResult r = Mrctl(j.put);
-      if (r.exit_code != 0) return Fail("putting job " + std::to_string(j.planned.id) + "'s input: " + r.err, 1);
+      if (r.exit_code != 0)
+        return Fail("putting job " + std::to_string(j.planned.id) + "'s input: " + r.err, 1);
       if (!o_.keep_inputs) std::filesystem::remove(j.local_input, ec);
     }
     err_ << "mr-workload: " << jobs_.size() << " inputs in " << root_ << "/in\n";
@@ -257,34 +263,70 @@ class LiveRun {
   }
 
   int WriteResults() {
-    static const char* kColumns[] = {
-        "id", "job_id", "type", "job", "input", "maps", "reduces", "datacenter", "batch",
-        "planned_submit_ms", "submitted_ms", "policy", "policy_params", "state", "jtt_ms",
-        "maps_node_local", "maps_rack_local", "maps_dc_local", "maps_off_dc", "vps_locality_rate",
-        "cen_locality_rate", "off_cen_rate", "reduce_data_locality_rate", "inter_dc_bytes",
-        "int_map_input", "int_shuffle", "int_output", "int_prefetch", "client_inter_dc_bytes",
-        "input_bytes", "output"};
+    static const char* kColumns[] = {"id",
+                                     "job_id",
+                                     "type",
+                                     "job",
+                                     "input",
+                                     "maps",
+                                     "reduces",
+                                     "datacenter",
+                                     "batch",
+                                     "planned_submit_ms",
+                                     "submitted_ms",
+                                     "policy",
+                                     "policy_params",
+                                     "state",
+                                     "jtt_ms",
+                                     "maps_node_local",
+                                     "maps_rack_local",
+                                     "maps_dc_local",
+                                     "maps_off_dc",
+                                     "vps_locality_rate",
+                                     "cen_locality_rate",
+                                     "off_cen_rate",
+                                     "reduce_data_locality_rate",
+                                     "inter_dc_bytes",
+                                     "int_map_input",
+                                     "int_shuffle",
+                                     "int_output",
+                                     "int_prefetch",
+                                     "client_inter_dc_bytes",
+                                     "input_bytes",
+                                     "output"};
     json rows = json::array();
     int failed = 0;
     int64_t first_submit = INT64_MAX, last_end = 0;
     for (const LiveJobPlan& j : jobs_) {
       const CommandResult r = Mrctl({"job", "show", std::to_string(j.job_id), "--json"});
       const json rec = json::parse(r.out, nullptr, false);
-      if (r.exit_code != 0 || !rec.is_object()) return Fail("job show " + std::to_string(j.job_id) + ": " + r.err, 1);
+      if (r.exit_code != 0 || !rec.is_object())
+        return Fail("job show " + std::to_string(j.job_id) + ": " + r.err, 1);
       std::string params;
       const json sp = rec.value("scheduler_params", json::object());
       for (const auto& [k, v] : sp.items()) {
-        params += (params.empty() ? "" : ";") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+        params += (params.empty() ? "" : ";") + k + "=" +
+                  (v.is_string() ? v.get<std::string>() : v.dump());
       }
-      json row = {{"id", j.planned.id}, {"job_id", j.job_id}, {"type", j.planned.type},
-                  {"job", j.live->job}, {"input", j.live->input}, {"maps", rec["maps_total"]},
-                  {"reduces", rec["reduces_total"]}, {"datacenter", j.datacenter},
-                  {"batch", j.planned.batch}, {"planned_submit_ms", j.at_ms},
-                  {"submitted_ms", j.submitted_ms}, {"policy", rec["scheduler"]},
-                  {"policy_params", params}, {"state", rec["state"]}, {"jtt_ms", rec["jtt_ms"]}};
-      for (const char* k : {"maps_node_local", "maps_rack_local", "maps_dc_local", "maps_off_dc",
-                            "vps_locality_rate", "cen_locality_rate", "off_cen_rate",
-                            "reduce_data_locality_rate", "inter_dc_bytes", "input_bytes", "output"}) {
+      json row = {{"id", j.planned.id},
+                  {"job_id", j.job_id},
+                  {"type", j.planned.type},
+                  {"job", j.live->job},
+                  {"input", j.live->input},
+                  {"maps", rec["maps_total"]},
+                  {"reduces", rec["reduces_total"]},
+                  {"datacenter", j.datacenter},
+                  {"batch", j.planned.batch},
+                  {"planned_submit_ms", j.at_ms},
+                  {"submitted_ms", j.submitted_ms},
+                  {"policy", rec["scheduler"]},
+                  {"policy_params", params},
+                  {"state", rec["state"]},
+                  {"jtt_ms", rec["jtt_ms"]}};
+      for (const char* k :
+           {"maps_node_local", "maps_rack_local", "maps_dc_local", "maps_off_dc",
+            "vps_locality_rate", "cen_locality_rate", "off_cen_rate", "reduce_data_locality_rate",
+            "inter_dc_bytes", "input_bytes", "output"}) {
         row[k] = rec[k];
       }
       row["int_map_input"] = rec["map_input_bytes"]["other_dc"];
@@ -292,7 +334,8 @@ class LiveRun {
       row["int_output"] = rec["output_replication_bytes"]["other_dc"];
       row["int_prefetch"] = rec["prefetch_inter_dc_bytes"];
       // Counted by the client when the runtime records it (issue 12 point 6).
-      row["client_inter_dc_bytes"] = rec.contains("client_inter_dc_bytes") ? rec["client_inter_dc_bytes"] : json(nullptr);
+      row["client_inter_dc_bytes"] =
+          rec.contains("client_inter_dc_bytes") ? rec["client_inter_dc_bytes"] : json(nullptr);
       if (rec["state"] != "succeeded") ++failed;
       first_submit = std::min(first_submit, rec.value("submit_ms", int64_t{0}));
       last_end = std::max(last_end, rec.value("end_ms", int64_t{0}));
@@ -314,10 +357,15 @@ class LiveRun {
       csv << "\n";
     }
     const int64_t wtt = rows.empty() ? 0 : last_end - first_submit;
-    const json summary = {{"scenario", sc_.name}, {"file", o_.file}, {"seed", sc_.seed},
-                          {"dfs_root", root_}, {"block_bytes", block_bytes_},
-                          {"time_scale", sc_.live.time_scale}, {"wall_ms", wall_ms_},
-                          {"wtt_ms", wtt}, {"jobs", rows}};
+    const json summary = {{"scenario", sc_.name},
+                          {"file", o_.file},
+                          {"seed", sc_.seed},
+                          {"dfs_root", root_},
+                          {"block_bytes", block_bytes_},
+                          {"time_scale", sc_.live.time_scale},
+                          {"wall_ms", wall_ms_},
+                          {"wtt_ms", wtt},
+                          {"jobs", rows}};
     std::ofstream js(o_.out_dir + "/jobs.json", std::ios::trunc);
     js << summary.dump(2) << "\n";
     csv.close();

@@ -24,18 +24,18 @@
 namespace mr::sim {
 
 struct LiveRunOptions {
-  std::string file;                   // the scenario file
-  std::vector<Override> set;          // --set overrides, as mr-sim's
-  std::string mrctl = "mrctl";        // the client binary
-  std::string config;                 // --config for mrctl; "" = mrctl's own discovery
-  std::string scheduler;              // switch to this policy first; "" = keep the master's
+  std::string file;                           // the scenario file
+  std::vector<Override> set;                  // --set overrides, as mr-sim's
+  std::string mrctl = "mrctl";                // the client binary
+  std::string config;                         // --config for mrctl; "" = mrctl's own discovery
+  std::string scheduler;                      // switch to this policy first; "" = keep the master's
   std::vector<std::string> scheduler_params;  // k=v
   std::string out_dir = "workload-out";
-  std::string dfs_root;               // "" = /workload/<scenario name>/<unix ms>
-  bool dry_run = false;               // print the job list, run nothing
-  bool commands = false;              // with dry_run: also the mrctl commands
-  bool keep_inputs = false;           // keep OUT/inputs/* after the puts
-  int64_t timeout_s = 3600;           // for the whole timed phase
+  std::string dfs_root;      // "" = /workload/<scenario name>/<unix ms>
+  bool dry_run = false;      // print the job list, run nothing
+  bool commands = false;     // with dry_run: also the mrctl commands
+  bool keep_inputs = false;  // keep OUT/inputs/* after the puts
+  int64_t timeout_s = 3600;  // for the whole timed phase
 };
 
 // Runs (or with dry_run prints) the workload. Returns the exit status: 0

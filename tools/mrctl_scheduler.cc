@@ -4,7 +4,6 @@
 // (the name, each parameter against the registry, that no job runs or
 // waits) and answers with the policy it now hosts.
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "proto/job.pb.h"
@@ -17,13 +16,15 @@ void PrintChoice(const pb::SchedulerChoice& c, bool as_json) {
   if (as_json) {
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [k, v] : c.params()) params[k] = v;
-    std::printf("%s\n", nlohmann::json({{"name", c.name()}, {"params", params}, {"source", c.source()}})
-                            .dump(2)
-                            .c_str());
+    std::printf("%s\n",
+                nlohmann::json({{"name", c.name()}, {"params", params}, {"source", c.source()}})
+                    .dump(2)
+                    .c_str());
     return;
   }
   std::string params;
-  for (const auto& [k, v] : std::map<std::string, std::string>(c.params().begin(), c.params().end())) {
+  for (const auto& [k, v] :
+       std::map<std::string, std::string>(c.params().begin(), c.params().end())) {
     params += " " + k + "=" + v;
   }
   std::printf("scheduler %s (%s)%s%s\n", c.name().c_str(),
@@ -77,10 +78,13 @@ void AddSchedulerCommands(CLI::App& app, Target& target, std::function<int()>* a
       return WithClient(target, [req](dfs::DfsClient& c) { return Set(c, req, o.json); });
     };
   });
-  auto* show = sched->add_subcommand("show", "the policy the master hosts, its parameters, and why");
+  auto* show =
+      sched->add_subcommand("show", "the policy the master hosts, its parameters, and why");
   show->add_flag("--json", o.json, "print JSON");
   show->callback([action, &target] {
-    *action = [&target] { return WithClient(target, [](dfs::DfsClient& c) { return Show(c, o.json); }); };
+    *action = [&target] {
+      return WithClient(target, [](dfs::DfsClient& c) { return Show(c, o.json); });
+    };
   });
 }
 

@@ -12,7 +12,9 @@ using namespace std::chrono_literals;
 
 class SchedulerSwitchTest : public JobTest {};
 
-json Record(const LocalCluster& c, int64_t id) { return c.MrctlJson("job show " + std::to_string(id) + " --json"); }
+json Record(const LocalCluster& c, int64_t id) {
+  return c.MrctlJson("job show " + std::to_string(id) + " --json");
+}
 
 TEST_F(SchedulerSwitchTest, JobsRecordTheirOwnPolicyAndTheDfsSurvivesTheSwitch) {
   LocalCluster c(2, 2, "--block-size 131072 --replication 2 --heartbeat-ms 100 --scheduler fifo");
@@ -64,7 +66,8 @@ TEST_F(SchedulerSwitchTest, JobsRecordTheirOwnPolicyAndTheDfsSurvivesTheSwitch) 
   EXPECT_EQ(list[1]["scheduler"], "fair");
   CommandResult table = c.Mrctl("job list");
   EXPECT_NE(table.out.find("policy"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("fair(assign_multiple=true,node_locality_delay_ms=300"), std::string::npos)
+  EXPECT_NE(table.out.find("fair(assign_multiple=true,node_locality_delay_ms=300"),
+            std::string::npos)
       << table.out;
 
   // The DFS is intact: the input, and both outputs are the oracle's.
@@ -96,7 +99,8 @@ TEST_F(SchedulerSwitchTest, ASwitchIsRefusedWhileAJobWaits) {
   const int64_t id = json::parse(run.out)["id"];
   CommandResult set = c.Mrctl("scheduler set fair");
   EXPECT_EQ(set.exit_code, 1);
-  EXPECT_NE(set.err.find("cannot switch the scheduler while 1 job(s) run or wait"), std::string::npos)
+  EXPECT_NE(set.err.find("cannot switch the scheduler while 1 job(s) run or wait"),
+            std::string::npos)
       << set.err;
   EXPECT_EQ(std::count(set.err.begin(), set.err.end(), '\n'), 1) << set.err;
   EXPECT_EQ(c.MrctlJson("scheduler show --json")["name"], "fifo");

@@ -24,7 +24,8 @@ nodes = 4
 datacenters = 2
 [data]
 replication = 1
-placement = ")" << placement << R"("
+placement = ")" << placement
+                        << R"("
 [[job_types]]
 name = "wc"
 input_type = "text"
@@ -53,7 +54,8 @@ params = { pattern = "<[a-z]+>" }
     return path;
   }
 
-  CommandResult RunWorkload(const LocalCluster& c, const std::string& file, const std::string& extra) {
+  CommandResult RunWorkload(const LocalCluster& c, const std::string& file,
+                            const std::string& extra) {
     return Shell(Quote(BuildDir() + "/sim/mr-workload") + " run " + Quote(file) + " --config " +
                  Quote(c.config()) + " --mrctl " + Mrctl() + " --out " + Quote(work_ + "/out") +
                  " --keep-inputs --timeout 300 " + extra);
@@ -64,7 +66,8 @@ TEST_F(WorkloadRunnerTest, ATinyWorkloadRunsAndEveryOutputMatchesTheOracle) {
   LocalCluster c(4, 2, "--heartbeat-ms 100 --scheduler fifo");
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = WriteScenario("uniform");
-  const CommandResult dry = Shell(Quote(BuildDir() + "/sim/mr-workload") + " run " + Quote(file) + " --dry-run");
+  const CommandResult dry =
+      Shell(Quote(BuildDir() + "/sim/mr-workload") + " run " + Quote(file) + " --dry-run");
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_EQ(dry.out, Shell(Quote(BuildDir() + "/sim/mr-sim") + " jobs " + Quote(file)).out);
 
@@ -92,8 +95,10 @@ TEST_F(WorkloadRunnerTest, ATinyWorkloadRunsAndEveryOutputMatchesTheOracle) {
     EXPECT_EQ(row["reduces"], 1);
     const std::string type = row["type"], id = std::to_string(row["id"].get<int>());
     (type == "wc" ? wc : grep)++;
-    const std::string local = work_ + "/out/inputs/" + id + "-" + type + (type == "wc" ? ".txt" : ".xml");
-    const std::string dfs = std::string("/wl/in/") + id + "-" + type + (type == "wc" ? ".txt" : ".xml");
+    const std::string local =
+        work_ + "/out/inputs/" + id + "-" + type + (type == "wc" ? ".txt" : ".xml");
+    const std::string dfs =
+        std::string("/wl/in/") + id + "-" + type + (type == "wc" ? ".txt" : ".xml");
     EXPECT_EQ(CatSha(c, dfs), Sha256OfFile(local));
     EXPECT_EQ(row["output"], "/wl/out/" + id + "-" + type);
     const std::string params = type == "grep" ? "pattern=<[a-z]+>" : "";
@@ -122,7 +127,8 @@ TEST_F(WorkloadRunnerTest, JobDatacenterPlacementPutsEachInputInItsJobsDatacente
     const std::string dc = row["datacenter"];
     EXPECT_TRUE(dc == "dc1" || dc == "dc2") << dc;
     const std::string type = row["type"], id = std::to_string(row["id"].get<int>());
-    const json stat = c.MrctlJson("dfs stat --json /wl/in/" + id + "-" + type + (type == "wc" ? ".txt" : ".xml"));
+    const json stat =
+        c.MrctlJson("dfs stat --json /wl/in/" + id + "-" + type + (type == "wc" ? ".txt" : ".xml"));
     for (const json& b : stat["blocks"]) {
       for (const json& d : b["datacenters"]) EXPECT_EQ(d, dc) << stat.dump();
     }

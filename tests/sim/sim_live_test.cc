@@ -25,7 +25,9 @@ struct Cluster {
   SimHost host;
 };
 
-std::string Shipped(const std::string& name) { return test::SourceDir() + "/sim/scenarios/" + name + ".toml"; }
+std::string Shipped(const std::string& name) {
+  return test::SourceDir() + "/sim/scenarios/" + name + ".toml";
+}
 
 // Every replica of every block of a job lies in the job's datacenter; the
 // datacenters are drawn per job, reproducibly, and all of them are used.
@@ -51,7 +53,8 @@ TEST(SimLive, JobDatacenterPlacementKeepsAJobsBlocksInItsDatacenter) {
   EXPECT_EQ(used.size(), 3u);
   auto again = MakeWorkload(sc);
   ASSERT_TRUE(again.ok());
-  for (size_t i = 0; i < w->jobs.size(); ++i) EXPECT_EQ(again->jobs[i].datacenter, w->jobs[i].datacenter);
+  for (size_t i = 0; i < w->jobs.size(); ++i)
+    EXPECT_EQ(again->jobs[i].datacenter, w->jobs[i].datacenter);
   // Other placements name no job datacenter.
   sc.data.placement = "uniform";
   for (const PlannedJob& j : *PlanJobs(sc)) EXPECT_EQ(j.datacenter, -1);
@@ -60,7 +63,8 @@ TEST(SimLive, JobDatacenterPlacementKeepsAJobsBlocksInItsDatacenter) {
 TEST(SimLive, JobDatacenterNeedsOwnBlocks) {
   auto sc = LoadScenario(Shipped("joss-mixed-live"), {{"data.pool_blocks", "10"}});
   ASSERT_FALSE(sc.ok());
-  EXPECT_NE(sc.status().message().find("job-datacenter"), std::string::npos) << sc.status().ToString();
+  EXPECT_NE(sc.status().message().find("job-datacenter"), std::string::npos)
+      << sc.status().ToString();
 }
 
 // The list PlanJobs gives (what mr-workload runs) is the list the
@@ -103,7 +107,7 @@ TEST(SimLive, LiveTable) {
   EXPECT_EQ(sc->live.time_scale, 20);
   ASSERT_NE(sc->live.Find("grep"), nullptr);
   EXPECT_EQ(sc->live.Find("grep")->job, "grep");
-  EXPECT_EQ(sc->live.Find("grep")->input, "web");         // the type's input_type
+  EXPECT_EQ(sc->live.Find("grep")->input, "web");  // the type's input_type
   EXPECT_EQ(sc->live.Find("grep")->params.at("pattern"), "<[a-z]+>");
   EXPECT_EQ(sc->live.Find("permu")->input, "dna");
   auto error = [](const std::vector<Override>& o) {
@@ -111,9 +115,12 @@ TEST(SimLive, LiveTable) {
     return bad.ok() ? std::string("ok") : bad.status().message();
   };
   EXPECT_NE(error({{"live.speed", "3"}}).find("unknown key 'live.speed'"), std::string::npos);
-  EXPECT_NE(error({{"live.time_scale", "0"}}).find("'live.time_scale' must be in"), std::string::npos);
-  EXPECT_NE(error({{"live.jobs.0.type", "\"nope\""}}).find("unknown job type 'nope'"), std::string::npos);
-  EXPECT_NE(error({{"live.jobs.0.input", "\"mp3\""}}).find("'live.jobs[0].input' must be one of text, web, dna"),
+  EXPECT_NE(error({{"live.time_scale", "0"}}).find("'live.time_scale' must be in"),
+            std::string::npos);
+  EXPECT_NE(error({{"live.jobs.0.type", "\"nope\""}}).find("unknown job type 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error({{"live.jobs.0.input", "\"mp3\""}})
+                .find("'live.jobs[0].input' must be one of text, web, dna"),
             std::string::npos);
 }
 
