@@ -71,7 +71,9 @@ Result<sched::SchedulerParams> TypedParams(const std::string& policy,
                                    ")");
   }
   sched::SchedulerParams typed;
-  for (const auto& [name, value] : text) {
+  for (const auto& entry : text) {
+    const std::string& name = entry.first;  // named: clang 14 cannot capture a binding
+    const std::string& value = entry.second;
     auto spec = std::find_if(info->params.begin(), info->params.end(),
                              [&](const sched::SchedulerParamSpec& p) { return p.name == name; });
     if (spec == info->params.end()) {
