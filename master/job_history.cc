@@ -12,6 +12,7 @@ namespace {
 constexpr char kJobPrefix[] = "job/";
 constexpr char kFpPrefix[] = "fp/";
 constexpr char kNextIdKey[] = "next_job_id";
+constexpr char kSchedulerKey[] = "scheduler";
 constexpr char kTaskPrefix[] = "task/";
 
 std::string JobKey(int64_t id) {
@@ -174,6 +175,18 @@ std::vector<pb::FpRow> JobHistory::FpTable() const {
     if (!out.emplace_back().ParseFromString(value)) out.pop_back();
   });
   return out;
+}
+
+std::optional<pb::SchedulerChoice> JobHistory::Scheduler() const {
+  std::string value;
+  if (!db_->Get(rocksdb::ReadOptions(), kSchedulerKey, &value).ok()) return std::nullopt;
+  pb::SchedulerChoice choice;
+  if (!choice.ParseFromString(value)) return std::nullopt;
+  return choice;
+}
+
+Status JobHistory::PutScheduler(const pb::SchedulerChoice& choice) {
+  return Write(kSchedulerKey, choice.SerializeAsString());
 }
 
 }  // namespace mr::master

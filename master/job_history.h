@@ -5,6 +5,8 @@
 //   "job/" + 16 hex digits of the id  → pb::JobRecord (tasks included)
 //   "fp/" + code_hash + "/" + input_type → pb::FpRow
 //   "next_job_id"                      → decimal text
+//   "scheduler"                        → pb::SchedulerChoice: the last
+//     `mrctl scheduler set` (scheduler_switch.cc)
 //   "task/" + 16 hex of the job id + "/m/" (or "/r/") + 8 hex of the index
 //                                      → pb::MapTaskRecord (ReduceTaskRecord)
 //     a running job's finished tasks, for restart recovery; folded into the
@@ -62,6 +64,11 @@ class JobHistory {
   Status AddFp(const std::string& job, const std::string& code_hash,
                const std::string& input_type, double fp_raw, double fp_wire);
   std::vector<pb::FpRow> FpTable() const;
+
+  // The policy chosen by the last `mrctl scheduler set`, if any (the
+  // JobTracker reads it at start and writes it on every set).
+  std::optional<pb::SchedulerChoice> Scheduler() const;
+  Status PutScheduler(const pb::SchedulerChoice& choice);
 
  private:
   JobHistory() = default;

@@ -61,6 +61,7 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
   MR_ASSIGN_OR_RETURN(auto history, JobHistory::Open(config.master.data_dir + "/history"));
   std::unique_ptr<JobTracker> t(
       new JobTracker(config, std::move(scheduler), std::move(dfs), std::move(history)));
+  MR_RETURN_IF_ERROR(t->RestoreScheduler());
   // Jobs that were running when the master stopped are recovered once the
   // workers have registered again (job_recovery.cc).
   for (pb::JobRecord& r : t->history_->List()) {

@@ -110,6 +110,16 @@ class JobTracker {
   Status MapOutputs(const pb::MapOutputsRequest& req, pb::MapOutputsReply* reply) const;
   Status FetchFailed(const pb::FetchFailedRequest& req);
 
+  // scheduler_switch.cc: `mrctl scheduler set|show`. SetScheduler swaps the
+  // hosted policy for `req.name()` with `req.params()` (text, typed by the
+  // registry's declaration) and persists the choice; FailedPrecondition
+  // while any job runs, waits or waits to be recovered, InvalidArgument
+  // (listing the valid names or parameters) for an unknown policy,
+  // parameter or value. The caller (Master) starts the policy's tick when
+  // the new policy has one.
+  Status SetScheduler(const pb::SchedulerChoice& req, pb::SchedulerChoice* reply);
+  void ShowScheduler(pb::SchedulerChoice* reply) const;
+
  private:
   struct ActiveJob;
   class HeartbeatLauncher;
@@ -119,6 +129,9 @@ class JobTracker {
              DfsAccess dfs, std::unique_ptr<JobHistory> history);
 
   sched::TimeMs Now() const;
+  // At start: the last `scheduler set` replaces the file's policy, unless
+  // the file's [scheduler] changed since (scheduler_switch.cc).
+  Status RestoreScheduler();
   sched::NodeId NodeOf(const std::string& worker) const;
   void AddSplits(const std::string& path, const pb::INode& file, sched::Job& sj,
                  ActiveJob& job) const;
@@ -163,6 +176,10 @@ class JobTracker {
 
   ClusterConfig config_;
   std::unique_ptr<sched::Scheduler> scheduler_;
+  // The hosted policy's parameters (complete, as text) and where the choice
+  // came from: "file" or "set".
+  std::map<std::string, std::string> scheduler_params_;
+  std::string scheduler_source_ = "file";
   DfsAccess dfs_;
   std::unique_ptr<JobHistory> history_;
   sched::ClusterState state_;

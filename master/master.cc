@@ -208,6 +208,18 @@ void Master::RegisterJobHandlers() {
   Unary<pb::Empty, pb::HistoryReply>(s, "job.History", [&j](auto&, auto* r) { return j.History(r); });
   Unary<pb::MapOutputsRequest, pb::MapOutputsReply>(s, "job.MapOutputs", [&j](auto& q, auto* r) { return j.MapOutputs(q, r); });
   Unary<pb::FetchFailedRequest, pb::Empty>(s, "job.FetchFailed", [&j](auto& q, auto*) { return j.FetchFailed(q); });
+  Unary<pb::SchedulerChoice, pb::SchedulerChoice>(s, "sched.Set", [this, &j](auto& q, auto* r) {
+    Status st = j.SetScheduler(q, r);
+    // A policy with a clock of its own (Joint) needs the tick running.
+    if (st.ok() && j.scheduler().tick_ms() > 0 && !policy_tick_running_) {
+      asio::co_spawn(io_, PolicyTick(), asio::detached);
+    }
+    return st;
+  });
+  Unary<pb::Empty, pb::SchedulerChoice>(s, "sched.Show", [&j](auto&, auto* r) {
+    j.ShowScheduler(r);
+    return Status::OK();
+  });
 }
 
 // ---------------------------------------------------------------- membership
@@ -295,14 +307,17 @@ awaitable<void> Master::Tick() {
 
 // The policy's own clock (scheduler.h: tick_ms), for the Joint Scheduler's
 // block routing.
+// Ends when the hosted policy has no clock (after `mrctl scheduler set`).
 awaitable<void> Master::PolicyTick() {
+  policy_tick_running_ = true;
   asio::steady_timer timer(io_);
-  while (!stopped_) {
+  while (!stopped_ && jobs_->scheduler().tick_ms() > 0) {
     timer.expires_after(std::chrono::milliseconds(jobs_->scheduler().tick_ms()));
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     if (stopped_) break;
     jobs_->Tick();
   }
+  policy_tick_running_ = false;
 }
 
 void Master::CheckLiveness() {

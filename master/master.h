@@ -141,6 +141,7 @@ class Master {
   // once per kCopyFailureLogMs, with how many went unlogged meanwhile.
   Clock::time_point copy_failure_logged_;
   int copy_failures_unlogged_ = 0;
+  bool policy_tick_running_ = false;  // PolicyTick is looping
 };
 
 }  // namespace mr::master

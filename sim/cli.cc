@@ -7,6 +7,8 @@
 #include "sim/output.h"
 #include "sim/report.h"
 #include "sim/runner.h"
+#include "sim/scenario_file.h"
+#include "sim/simulator.h"
 
 namespace mr::sim {
 
@@ -39,6 +41,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* report =
       app.add_subcommand("report", "turn DIR/*.json runs into DIR/report.md + SVG charts");
   report->add_option("DIR", report_dir, "directory of mr-sim run --json outputs")->required();
+  CLI::App* jobs = app.add_subcommand(
+      "jobs", "print the scenario's concrete job list (CSV), as mr-workload runs it live");
+  jobs->add_option("FILE", file, "scenario file (sim/scenarios/*.toml)")->required();
+  jobs->add_option("--set", sets, "override a scenario key, e.g. --set seed=2");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -62,6 +68,14 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     auto o = ParseOverride(s);
     if (!o.ok()) return fail(o.status());
     options.set.push_back(*o);
+  }
+  if (jobs->parsed()) {
+    auto sc = LoadScenario(file, options.set);
+    if (!sc.ok()) return fail(sc.status());
+    auto list = PlanJobs(*sc);
+    if (!list.ok()) return fail(list.status().WithContext(file));
+    out << JobListCsv(*list);
+    return 0;
   }
   for (const std::string& p : params) {
     auto axis = ParseSweepAxis(p);

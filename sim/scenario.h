@@ -41,7 +41,13 @@ struct NetworkSpec {
 struct DataSpec {
   double block_mb = 128;       // split size. Default: 128
   int replication = 3;         // replicas per block (capped at the node count). Default: 3
-  std::string placement = "uniform";  // uniform | hdfs | round-robin. Default: uniform
+  // uniform | hdfs | round-robin | job-datacenter: every replica of every
+  // block of a job inside the job's datacenter (a writer there, as when a
+  // client uploads the job's input from it), on distinct random nodes; the
+  // job's datacenter is drawn uniformly per job from the seed's
+  // "job-datacenter" stream. Needs pool_blocks = 0 and uniform
+  // popularity. Default: uniform
+  std::string placement = "uniform";
   // 0: every map reads a block of its own, placed when its job arrives
   // (Pandas §VII-A1c "at each task arrival, a set of three nodes are chosen").
   // N: a database of N blocks placed at start; jobs read blocks of it
@@ -134,6 +140,31 @@ struct RunSpec {
   std::vector<NodeFailure> failures;
 };
 
+// [live]: how a live cluster runs the same workload (mr-workload,
+// docs/workloads.md). mr-sim ignores it.
+struct LiveJob {
+  std::string type;               // a [[job_types]] name: "wc"
+  std::string job;                // the registered job: "wordcount"
+  std::string input;              // text | web | dna; "" = the type's input_type
+  std::map<std::string, std::string> params;  // job parameters: { pattern = "the" }
+};
+
+struct LiveSpec {
+  double block_mb = 1;            // live DFS block size; a job's input is maps × this. Default: 1
+  double time_scale = 1;          // submit times are divided by this. Default: 1
+  std::vector<LiveJob> jobs;      // one per job type the workload uses
+  // Datacenter names for the job datacenters 0, 1, ...; empty = the live
+  // cluster's datacenters sorted by name. Default: empty
+  std::vector<std::string> datacenters;
+
+  const LiveJob* Find(const std::string& type) const {
+    for (const LiveJob& j : jobs) {
+      if (j.type == type) return &j;
+    }
+    return nullptr;
+  }
+};
+
 struct SchedulerRun {
   std::string name;               // registry name
   std::string label;              // shown in reports; default: the name
@@ -155,6 +186,7 @@ struct Scenario {
   std::vector<SchedulerRun> schedulers;
   // Scenario-level sweep: key (a dotted path in the file) -> values.
   std::vector<std::pair<std::string, std::vector<std::string>>> sweep;
+  LiveSpec live;
 
   int JobTypeIndex(const std::string& name) const;
 };

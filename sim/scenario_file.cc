@@ -4,6 +4,9 @@
 // (Validate). Same strict style as common/config.cc.
 #include "sim/scenario_file.h"
 
+#include "sim/scenario_live.h"
+#include "sim/scenario_reader.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -17,112 +20,9 @@
 namespace mr::sim {
 namespace {
 
-Status Invalid(const std::string& m) { return Status::InvalidArgument(m); }
-
-std::string Num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-// Reads the keys of one table; errors name keys by their full path.
-class Reader {
- public:
-  Reader(const toml::table* t, std::string path) : t_(t), path_(std::move(path)) {}
-  std::string Name(std::string_view key) const {
-    return "'" + (path_.empty() ? "" : path_ + ".") + std::string(key) + "'";
-  }
-  const toml::node* Get(std::string_view key) const { return t_ ? t_->get(key) : nullptr; }
-
-  Status Keys(std::initializer_list<std::string_view> known) const {
-    if (t_ == nullptr) return Status::OK();
-    for (const auto& [key, node] : *t_) {
-      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-        return Invalid("unknown key " + Name(key.str()));
-      }
-    }
-    return Status::OK();
-  }
-  Status Sub(std::string_view key, Reader* out) const {
-    const toml::node* n = Get(key);
-    if (n != nullptr && !n->is_table()) return Invalid(Name(key) + " must be a table");
-    *out = Reader(n ? n->as_table() : nullptr, Path(key));
-    return Status::OK();
-  }
-  // The tables of an array of tables (absent = none).
-  Status Tables(std::string_view key, std::vector<Reader>* out) const {
-    const toml::node* n = Get(key);
-    if (n == nullptr) return Status::OK();
-    if (!n->is_array_of_tables()) return Invalid(Name(key) + " must be an array of tables");
-    size_t i = 0;
-    for (const toml::node& e : *n->as_array()) {
-      out->emplace_back(e.as_table(), Path(key) + "[" + std::to_string(i++) + "]");
-    }
-    return Status::OK();
-  }
-  Status String(std::string_view key, std::string* out) const {
-    const toml::node* n = Get(key);
-    if (n == nullptr) return Status::OK();
-    if (!n->is_string()) return Invalid(Name(key) + " must be a string");
-    *out = n->as_string()->get();
-    return Status::OK();
-  }
-  Status OneOf(std::string_view key, std::initializer_list<std::string_view> allowed,
-               std::string* out) const {
-    MR_RETURN_IF_ERROR(String(key, out));
-    if (std::find(allowed.begin(), allowed.end(), *out) != allowed.end()) return Status::OK();
-    std::string list;
-    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    return Invalid(Name(key) + " must be one of " + list + " (got '" + *out + "')");
-  }
-  Status Bool(std::string_view key, bool* out) const {
-    const toml::node* n = Get(key);
-    if (n == nullptr) return Status::OK();
-    if (!n->is_boolean()) return Invalid(Name(key) + " must be a boolean");
-    *out = n->as_boolean()->get();
-    return Status::OK();
-  }
-  template <typename T>
-  Status Int(std::string_view key, int64_t min, int64_t max, T* out) const {
-    const toml::node* n = Get(key);
-    if (n == nullptr) return Status::OK();
-    if (!n->is_integer()) return Invalid(Name(key) + " must be an integer");
-    const int64_t v = n->as_integer()->get();
-    if (v < min || v > max) {
-      return Invalid(Name(key) + " must be in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "] (got " + std::to_string(v) + ")");
-    }
-    *out = static_cast<T>(v);
-    return Status::OK();
-  }
-  // A number in [min, max]; an integer is accepted.
-  Status Double(std::string_view key, double min, double max, double* out) const {
-    const toml::node* n = Get(key);
-    if (n == nullptr) return Status::OK();
-    double v;
-    if (n->is_floating_point()) {
-      v = n->as_floating_point()->get();
-    } else if (n->is_integer()) {
-      v = static_cast<double>(n->as_integer()->get());
-    } else {
-      return Invalid(Name(key) + " must be a number");
-    }
-    if (!(v >= min && v <= max)) {
-      return Invalid(Name(key) + " must be in [" + Num(min) + ", " + Num(max) + "] (got " +
-                     Num(v) + ")");
-    }
-    *out = v;
-    return Status::OK();
-  }
-  std::string Path(std::string_view key) const {
-    return (path_.empty() ? "" : path_ + ".") + std::string(key);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  const toml::table* t_;
-  std::string path_;
-};
+using scenario_internal::Invalid;
+using scenario_internal::Num;
+using scenario_internal::Reader;
 
 // A TOML value as an override would write it: floats in their shortest
 // round-trip form ("0.3", not "0.29999999999999999"), strings bare (an
@@ -224,7 +124,8 @@ Status ReadData(const Reader& r, DataSpec* d) {
                              "hot_unit", "hot_fraction", "hot_probability"}));
   MR_RETURN_IF_ERROR(r.Double("block_mb", 1e-6, 1e6, &d->block_mb));
   MR_RETURN_IF_ERROR(r.Int("replication", 1, 100, &d->replication));
-  MR_RETURN_IF_ERROR(r.OneOf("placement", {"uniform", "hdfs", "round-robin"}, &d->placement));
+  MR_RETURN_IF_ERROR(
+      r.OneOf("placement", {"uniform", "hdfs", "round-robin", "job-datacenter"}, &d->placement));
   MR_RETURN_IF_ERROR(r.Int("pool_blocks", 0, kMaxInt, &d->pool_blocks));
   MR_RETURN_IF_ERROR(r.OneOf("popularity", {"uniform", "skewed"}, &d->popularity));
   MR_RETURN_IF_ERROR(r.OneOf("hot_unit", {"node", "rack"}, &d->hot_unit));
@@ -421,7 +322,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
   const Reader top(&root, "");
   Status st = [&]() -> Status {
     MR_RETURN_IF_ERROR(top.Keys({"name", "description", "seed", "cluster", "network", "data",
-                                 "service", "job_types", "workload", "run", "schedulers", "sweep"}));
+                                 "service", "job_types", "workload", "run", "schedulers", "sweep",
+                                 "live"}));
     MR_RETURN_IF_ERROR(top.String("name", &sc.name));
     MR_RETURN_IF_ERROR(top.String("description", &sc.description));
     MR_RETURN_IF_ERROR(top.Int("seed", 0, INT64_MAX, &sc.seed));
@@ -444,6 +346,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
       }
     }
     if (sc.job_types.empty()) return Invalid("at least one [[job_types]] is required");
+    MR_RETURN_IF_ERROR(ReadLive(root, &sc));
     MR_RETURN_IF_ERROR(top.Sub("workload", &sub));
     MR_RETURN_IF_ERROR(ReadWorkload(sub, &sc.workload));
     for (const std::string& m : sc.workload.mix) {
@@ -463,6 +366,12 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
       MR_RETURN_IF_ERROR(ReadScheduler(s, &sc.schedulers.back()));
     }
     if (sc.schedulers.empty()) return Invalid("at least one [[schedulers]] is required");
+    if (sc.data.placement == "job-datacenter" &&
+        (sc.data.pool_blocks > 0 || sc.data.popularity != "uniform")) {
+      return Invalid(
+          "'data.placement' = \"job-datacenter\" places each job's own blocks: it needs "
+          "data.pool_blocks = 0 and data.popularity = \"uniform\"");
+    }
     if (sc.data.hot_unit == "rack" && sc.cluster.racks == 0) {
       return Invalid("'data.hot_unit' = \"rack\" needs cluster.racks > 0");
     }

@@ -11,6 +11,11 @@ Result<Workload> MakeWorkload(const Scenario& scenario) {
   return GenerateWorkload(scenario, host.state());
 }
 
+Result<std::vector<PlannedJob>> PlanJobs(const Scenario& scenario) {
+  MR_ASSIGN_OR_RETURN(Workload w, MakeWorkload(scenario));
+  return JobList(scenario, w);
+}
+
 Result<RunResult> RunOne(const Scenario& scenario, const Workload& workload,
                          const SchedulerRun& run, bool timed) {
   sched::SchedulerEnv env;

@@ -13,6 +13,10 @@ namespace mr::sim {
 // Generates the scenario's workload (the same for every policy).
 Result<Workload> MakeWorkload(const Scenario& scenario);
 
+// The scenario's concrete job list: MakeWorkload's jobs, as mr-sim runs
+// them and as mr-workload runs them live (the same seed, the same list).
+Result<std::vector<PlannedJob>> PlanJobs(const Scenario& scenario);
+
 // Runs `run` (a registered policy and its parameters) over `workload`.
 // InvalidArgument for an unknown policy or parameter; FailedPrecondition
 // when the policy breaks the Launcher contract (sim/host.h). With `timed`,

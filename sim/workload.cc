@@ -75,6 +75,7 @@ namespace {
 // The hot and the cold node sets of a skewed popularity (DataSpec).
 struct NodeSets {
   std::vector<NodeId> all, hot, cold;
+  std::vector<std::vector<NodeId>> by_dc;  // nodes of each datacenter
 };
 
 NodeSets MakeNodeSets(const DataSpec& data, const ClusterState& state) {
@@ -88,6 +89,10 @@ NodeSets MakeNodeSets(const DataSpec& data, const ClusterState& state) {
     sets.all.push_back(node.id);
     const bool hot = data.hot_unit == "rack" ? node.rack < hot_racks : node.id < hot_nodes;
     (hot ? sets.hot : sets.cold).push_back(node.id);
+    if (sets.by_dc.size() <= static_cast<size_t>(node.datacenter)) {
+      sets.by_dc.resize(static_cast<size_t>(node.datacenter) + 1);
+    }
+    sets.by_dc[static_cast<size_t>(node.datacenter)].push_back(node.id);
   }
   if (sets.cold.empty()) sets.cold = sets.hot;
   return sets;
@@ -108,8 +113,12 @@ class BlockSource {
     if (cold_pool_.empty()) cold_pool_ = hot_pool_;
   }
 
-  // The block a new map reads.
-  uint64_t Next(Rng& rng) {
+  int datacenters() const { return static_cast<int>(sets_.by_dc.size()); }
+
+  // The block a new map reads; `dc` >= 0: a new block inside that
+  // datacenter (job-datacenter placement).
+  uint64_t Next(Rng& rng, int dc) {
+    if (dc >= 0) return NewBlock(sets_.by_dc[static_cast<size_t>(dc)], rng);
     const bool hot = skewed_ && Uniform01(rng) < data_.hot_probability;
     if (data_.pool_blocks > 0) {
       if (!skewed_) return UniformIndex(rng, w_->replicas.size());
@@ -389,6 +398,10 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
   const size_t limit = !generated    ? explicit_jobs.size()
                        : by_duration ? kMaxJobs + 1
                                      : static_cast<size_t>(spec.jobs);
+  // Job-datacenter placement: each job's datacenter, uniform, from a stream
+  // of its own (so no other draw of the workload changes with it).
+  const bool job_dc = sc.data.placement == "job-datacenter" && blocks.datacenters() > 0;
+  Rng dc_rng(StreamSeed(sc.seed, "job-datacenter"));
   double t = 0;
   for (size_t i = 0; i < limit; ++i) {
     SimJob job;
@@ -396,6 +409,7 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
     if (!generated) {
       const JobClass& c = explicit_jobs[i];
       job.type = sc.JobTypeIndex(c.type);
+      job.batch = c.batch;
       maps = c.maps;
       reduces = c.reduces >= 0 ? c.reduces : sc.job_types[static_cast<size_t>(job.type)].reduces;
     } else {
@@ -442,8 +456,9 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
                      " jobs arrive in it");
     }
     const JobType& type = sc.job_types[static_cast<size_t>(job.type)];
+    if (job_dc) job.datacenter = static_cast<int>(UniformIndex(dc_rng, blocks.datacenters()));
     for (int m = 0; m < maps; ++m) {
-      job.blocks.push_back(blocks.Next(rng));
+      job.blocks.push_back(blocks.Next(rng, job.datacenter));
       job.map_ms.push_back(type.map.Sample(rng));
     }
     for (int r = 0; r < reduces; ++r) job.reduce_ms.push_back(type.reduce.Sample(rng));
@@ -451,7 +466,28 @@ Result<Workload> GenerateWorkload(const Scenario& sc, const ClusterState& state)
   }
   std::stable_sort(w.jobs.begin(), w.jobs.end(),
                    [](const SimJob& a, const SimJob& b) { return a.submit_ms < b.submit_ms; });
+  for (size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].id = static_cast<int>(i) + 1;
   return w;
+}
+
+std::vector<PlannedJob> JobList(const Scenario& sc, const Workload& w) {
+  std::vector<PlannedJob> out;
+  for (const SimJob& j : w.jobs) {
+    out.push_back({j.id, sc.job_types[static_cast<size_t>(j.type)].name,
+                   static_cast<int>(j.blocks.size()), static_cast<int>(j.reduce_ms.size()),
+                   j.submit_ms, j.datacenter, j.batch});
+  }
+  return out;
+}
+
+std::string JobListCsv(const std::vector<PlannedJob>& jobs) {
+  std::ostringstream os;
+  os << "id,type,maps,reduces,submit_ms,datacenter,batch\n";
+  for (const PlannedJob& j : jobs) {
+    os << j.id << ',' << j.type << ',' << j.maps << ',' << j.reduces << ',' << j.submit_ms << ','
+       << j.datacenter << ',' << j.batch << '\n';
+  }
+  return os.str();
 }
 
 }  // namespace mr::sim

@@ -27,8 +27,11 @@
 namespace mr::sim {
 
 struct SimJob {
+  int id = 0;                         // 1, 2, ... in submit order
   int64_t submit_ms = 0;
   int type = 0;                       // index into Scenario::job_types
+  int datacenter = -1;                // the job's datacenter (placement job-datacenter), else -1
+  std::string batch;                  // of its class; "" for generated and trace jobs
   std::vector<uint64_t> blocks;       // one per map
   std::vector<double> map_ms;         // base compute time per map
   std::vector<double> reduce_ms;      // base compute time per reduce (without per-MB time)
@@ -42,8 +45,29 @@ struct Workload {
   double mean_map_ms = 0;             // E[map compute] the load was derived from
 };
 
+// One job of a workload as both worlds run it: mr-sim (sim/simulator.h
+// PlanJobs) and the live runner (mr-workload) print and run this list.
+struct PlannedJob {
+  int id = 0;                         // 1, 2, ... in submit order
+  std::string type;                   // a [[job_types]] name
+  int maps = 0;
+  int reduces = 0;
+  int64_t submit_ms = 0;              // simulated time; the live runner divides it by live.time_scale
+  int datacenter = -1;                // job-datacenter placement: its datacenter index, else -1
+  std::string batch;
+};
+
+// The concrete job list of a generated workload.
+std::vector<PlannedJob> JobList(const Scenario& scenario, const Workload& workload);
+
+// The list as CSV with a header: id,type,maps,reduces,submit_ms,datacenter,batch
+// (what `mr-sim jobs` and `mr-workload run --dry-run` print).
+std::string JobListCsv(const std::vector<PlannedJob>& jobs);
+
 // Places `replicas` copies of one block over `candidates` by `placement`
-// (uniform | hdfs | round-robin; `counter` numbers round-robin blocks).
+// (uniform | hdfs | round-robin; `counter` numbers round-robin blocks;
+// job-datacenter places like uniform, over the job datacenter's nodes the
+// caller passes).
 std::vector<sched::NodeId> PlaceBlock(const sched::ClusterState& state,
                                       const std::vector<sched::NodeId>& candidates,
                                       const std::string& placement, int replicas, uint64_t counter,

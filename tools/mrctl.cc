@@ -391,6 +391,7 @@ int main(int argc, char** argv) {
   mr::tools::AddCertCommands(app, &action);
   mr::tools::JobCommandOptions job_options;
   mr::tools::AddJobCommands(app, o.target, job_options, &action);
+  mr::tools::AddSchedulerCommands(app, o.target, &action);
 
   auto* cluster = app.add_subcommand("cluster", "the cluster")->require_subcommand(1);
   auto* status = cluster->add_subcommand("status", "workers, datacenters, slots, liveness, blocks, disk");

@@ -56,4 +56,7 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
 // `mrctl cert init|issue` (mrctl_cert.cc).
 void AddCertCommands(CLI::App& app, std::function<int()>* action);
 
+// `mrctl scheduler set|show` (mrctl_scheduler.cc).
+void AddSchedulerCommands(CLI::App& app, Target& target, std::function<int()>* action);
+
 }  // namespace mr::tools

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -28,6 +29,22 @@ json TrafficJson(const pb::Traffic& t) {
   return {{"local", t.local()}, {"same_dc", t.same_dc()}, {"other_dc", t.other_dc()}};
 }
 
+json SchedulerParamsJson(const pb::JobRecord& r) {
+  json params = json::object();
+  for (const auto& [k, v] : r.scheduler_params()) params[k] = v;
+  return params;
+}
+
+// "fifo-delay(delay_ms=4500)": the policy and its parameters, in name order.
+std::string PolicyText(const pb::JobRecord& r) {
+  std::string params;
+  for (const auto& [k, v] : std::map<std::string, std::string>(r.scheduler_params().begin(),
+                                                               r.scheduler_params().end())) {
+    params += (params.empty() ? "" : ",") + k + "=" + v;
+  }
+  return r.scheduler() + (params.empty() ? "" : "(" + params + ")");
+}
+
 // A job record as JSON: the field names docs/jobs.md documents.
 json JobJson(const pb::JobRecord& r, bool with_tasks) {
   const master::JobFigures f = master::Figures(r);
@@ -39,6 +56,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
       {"reducers", r.spec().reducers()}, {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
+      {"scheduler_params", SchedulerParamsJson(r)},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
       {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
       {"jtt_ms", f.jtt_ms}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
@@ -78,7 +96,7 @@ void PrintJob(const pb::JobRecord& r) {
   std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), r.spec().job().c_str(),
               r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
   std::printf("  output %s, scheduler %s, input %s (%s)\n", r.spec().output().c_str(),
-              r.scheduler().c_str(), HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
+              PolicyText(r).c_str(), HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
   std::printf("  maps %d/%d, reduces %d/%d, JTT %.1f s, failed attempts %d\n", r.maps_done(),
               r.maps_total(), r.reduces_done(), r.reduces_total(),
               static_cast<double>(f.jtt_ms) / 1000.0, r.failed_attempts());
@@ -289,8 +307,8 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json) {
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.List", empty, &list));
   json all = json::array();
   if (!as_json) {
-    std::printf("%5s  %-14s %-10s %7s %9s %9s %8s %8s  %s\n", "id", "job", "state", "maps", "reduces",
-                "JTT s", "off-Cen", "INT", "output");
+    std::printf("%5s  %-14s %-10s %7s %9s %9s %8s %8s  %-20s %s\n", "id", "job", "state", "maps", "reduces",
+                "JTT s", "off-Cen", "INT", "output", "policy");
   }
   for (const auto& r : list.jobs()) {
     if (as_json) {
@@ -298,10 +316,10 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json) {
       continue;
     }
     const master::JobFigures f = master::Figures(r);
-    std::printf("%5lld  %-14s %-10s %3d/%-3d %4d/%-4d %9.1f %8.3f %8s  %s\n", static_cast<long long>(r.id()),
+    std::printf("%5lld  %-14s %-10s %3d/%-3d %4d/%-4d %9.1f %8.3f %8s  %-20s %s\n", static_cast<long long>(r.id()),
                 r.spec().job().c_str(), r.state().c_str(), r.maps_done(), r.maps_total(), r.reduces_done(),
                 r.reduces_total(), static_cast<double>(f.jtt_ms) / 1000.0, f.off_cen_rate,
-                HumanBytes(f.inter_dc_bytes).c_str(), r.spec().output().c_str());
+                HumanBytes(f.inter_dc_bytes).c_str(), r.spec().output().c_str(), PolicyText(r).c_str());
   }
   if (as_json) std::printf("%s\n", all.dump(2).c_str());
   co_return Status::OK();

@@ -53,7 +53,8 @@ TEST(SimScenarioFile, ErrorsNameTheKey) {
   EXPECT_EQ(ParseError("[network]\nspeed = 3\n").message(), "t.toml: unknown key 'network.speed'");
   EXPECT_EQ(ParseError("[run]\nend_ms = \"soon\"\n").message(), "t.toml: 'run.end_ms' must be an integer");
   EXPECT_EQ(ParseError("[data]\nplacement = \"random\"\n").message(),
-            "t.toml: 'data.placement' must be one of uniform, hdfs, round-robin (got 'random')");
+            "t.toml: 'data.placement' must be one of uniform, hdfs, round-robin, job-datacenter (got "
+            "'random')");
   Status bad_param = ParseError("[[schedulers]]\nname = \"fifo-delay\"\nparams = { delay = 3 }\n");
   EXPECT_NE(bad_param.message().find("unknown parameter 'delay'"), std::string::npos) << bad_param.message();
   Status bad_name = ParseError("[[schedulers]]\nname = \"lifo\"\n");
@@ -299,6 +300,10 @@ const std::map<std::string, std::vector<Override>>& Reduced() {
       {"joss-mixed", {}},
       {"probabilistic", {{"workload.scale", "0.1"}}},
       {"scale-500", {{"cluster.nodes", "50"}, {"workload.jobs", "500"}}},
+      // Already scaled to a 2-core machine (their [live] tables: sim_live_test.cc).
+      {"joss-small-live", {}},
+      {"joss-mixed-live", {}},
+      {"locality-live", {}},
   };
   return reduced;
 }
@@ -377,6 +382,17 @@ TEST(SimShippedScenarios, Matchmaking) {
   const RunResult& d03 = Find(runs, "fifo-delay D=0.3s");
   const RunResult& d30 = Find(runs, "fifo-delay D=30s");
   EXPECT_GT(Rate(d30.all.maps_level[0], d30.all.maps_total), Rate(d03.all.maps_level[0], d03.all.maps_total));
+}
+
+// The live-scaled files run under every policy they list; under
+// job-datacenter placement, JoSS keeps its small map-heavy jobs' maps in
+// their input's datacenter.
+TEST(SimShippedScenarios, LiveScaledFilesRun) {
+  for (const char* name : {"joss-small-live", "locality-live"}) RunReduced(name);
+  auto runs = RunReduced("joss-mixed-live");
+  const RunResult& joss = Find(runs, "JoSS-T");
+  EXPECT_LT(Rate(joss.all.maps_level[3], joss.all.maps_total),
+            Rate(Find(runs, "FIFO").all.maps_level[3], Find(runs, "FIFO").all.maps_total));
 }
 
 // JoSS §4.2 policy B keeps a small map-heavy job's maps in the datacenters

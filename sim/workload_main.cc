@@ -1,0 +1,71 @@
+// mr-workload: a scenario file's workload on a live cluster (sim/live_runner.h,
+// docs/workloads.md). Parses arguments and calls RunLiveWorkload.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "common/version.h"
+#include "sim/live_runner.h"
+
+namespace {
+
+// mrctl beside this binary (installed), or in the build tree (../tools),
+// else from $PATH.
+std::string DefaultMrctl() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const auto& p : {self / "mrctl", self.parent_path() / "tools" / "mrctl"}) {
+    if (!ec && std::filesystem::exists(p)) return p.string();
+  }
+  return "mrctl";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "mr-workload: run a scenario file's workload (sim/scenarios/*.toml) on a live cluster"};
+  app.set_version_flag("--version", mr::VersionLine("mr-workload"));
+  app.require_subcommand(1);
+  mr::sim::LiveRunOptions o;
+  o.mrctl = DefaultMrctl();
+  std::vector<std::string> sets;
+  auto* run = app.add_subcommand(
+      "run",
+      "generate and put the inputs, submit at the scenario's times, wait, write OUT/jobs.csv");
+  run->add_option("FILE", o.file, "scenario file with a [live] table")->required();
+  run->add_option("--scheduler", o.scheduler,
+                  "switch the master to this policy first (mrctl scheduler set)");
+  run->add_option("-p,--param", o.scheduler_params,
+                  "a --scheduler parameter NAME=VALUE (repeatable)");
+  run->add_option("--out", o.out_dir, "directory for jobs.csv, jobs.json (and inputs/)")
+      ->capture_default_str();
+  run->add_flag("--dry-run", o.dry_run,
+                "print the job list (CSV, as `mr-sim jobs`) and run nothing");
+  run->add_flag("--commands", o.commands, "with --dry-run: also print the mrctl commands");
+  run->add_option("--config", o.config, "cluster file for mrctl (default: mrctl's discovery)");
+  run->add_option("--mrctl", o.mrctl, "the mrctl binary")->capture_default_str();
+  run->add_option("--dfs-root", o.dfs_root,
+                  "DFS directory of the inputs and outputs (default: /workload/NAME/<unix ms>)");
+  run->add_flag("--keep-inputs", o.keep_inputs, "keep the generated inputs in OUT/inputs");
+  run->add_option("--timeout", o.timeout_s, "seconds the submitted jobs may take in all")
+      ->capture_default_str();
+  run->add_option("--set", sets, "override a scenario key, e.g. --set live.time_scale=10");
+  app.footer("Exit status: 0 every job succeeded, 1 a job or a cluster call failed, 2 bad input.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "mr-workload: " << e.what() << " (mr-workload --help for usage)\n";
+    return 2;
+  }
+  for (const std::string& s : sets) {
+    auto ov = mr::sim::ParseOverride(s);
+    if (!ov.ok()) {
+      std::cerr << "mr-workload: " << ov.status().message() << "\n";
+      return 2;
+    }
+    o.set.push_back(*ov);
+  }
+  return mr::sim::RunLiveWorkload(o, std::cout, std::cerr);
+}
