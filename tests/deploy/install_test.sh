@@ -14,7 +14,7 @@ trap 'rm -rf "$root"' EXIT
 
 install_into "$root" "$build"
 
-bins="mr-master mr-worker mrctl mr-local mr-sim"
+bins="mr-master mr-worker mrctl mr-local mr-sim mr-workload"
 expected=(usr/lib/systemd/system/mr-master.service usr/lib/systemd/system/mr-worker@.service
           usr/share/bash-completion/completions/mrctl usr/share/doc/mr/README.md
           usr/share/doc/mr/deploy.md usr/share/doc/mr/config.md

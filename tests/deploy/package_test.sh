@@ -38,7 +38,7 @@ for script in postinst prerm postrm; do
   [[ -x $out/control/$script ]] || fail "no executable $script in the package"
 done
 dpkg-deb -x "$deb" "$out/root"
-for b in mr-master mr-worker mrctl mr-local mr-sim; do
+for b in mr-master mr-worker mrctl mr-local mr-sim mr-workload; do
   f=$out/root/usr/bin/$b
   [[ -x $f ]] || { fail "/usr/bin/$b not in the package"; continue; }
   readelf -S "$f" | grep -qE '\.(debug_info|symtab)' && fail "/usr/bin/$b is not stripped"
