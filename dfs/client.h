@@ -102,7 +102,9 @@ class DfsClient {
   // not exist; AlreadyExists if `dfs_path` does (unless overwrite).
   awaitable<Status> Put(const std::string& local, const std::string& dfs_path,
                         const PutOptions& options);
-  // Writes `length` bytes from `source` as a new DFS file.
+  // Writes `length` bytes from `source` as a new DFS file. Besides each
+  // block's bytes, `source` is asked for the one byte before each block
+  // after the first, which the master records (BlockRef.byte_before).
   awaitable<Status> Write(const std::string& dfs_path, int64_t length, std::string_view first_bytes,
                           const ByteSource& source, const PutOptions& options);
   // Streams the whole file to `sink`. NotFound if missing; FailedPrecondition
