@@ -267,7 +267,9 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& df
 Result<uint32_t> DfsClient::ByteBefore(const ByteSource& source, int64_t offset) {
   std::string b;
   MR_RETURN_IF_ERROR(source(offset - 1, 1, &b));
-  if (b.size() != 1) return Status::IOError("short read of the byte before offset " + std::to_string(offset));
+  if (b.size() != 1) {
+    return Status::IOError("short read of the byte before offset " + std::to_string(offset));
+  }
   return static_cast<uint32_t>(static_cast<unsigned char>(b[0]));
 }
 

@@ -116,7 +116,9 @@ class Selection {
     const std::string& dc = *request.datacenter;
     const PlacementNode* n = nullptr;
     if (request.writer.has_value()) {
-      n = Pick(rng, [&](const PlacementNode& x) { return x.id == *request.writer && x.datacenter == dc; });
+      n = Pick(rng, [&](const PlacementNode& x) {
+        return x.id == *request.writer && x.datacenter == dc;
+      });
     }
     if (n == nullptr) n = Pick(rng, [&](const PlacementNode& x) { return x.datacenter == dc; });
     return n;
@@ -168,7 +170,8 @@ class HdfsPolicy : public PlacementPolicy {
       first = s.Pick(rng, [&](const PlacementNode& n) { return n.id == *request.writer; });
     }
     if (first == nullptr && request.writer_datacenter.has_value()) {
-      first = s.Pick(rng, [&](const PlacementNode& n) { return n.datacenter == *request.writer_datacenter; });
+      first = s.Pick(
+          rng, [&](const PlacementNode& n) { return n.datacenter == *request.writer_datacenter; });
     }
     if (first == nullptr) first = s.PickAny(rng);
     if (s.done()) return std::move(s).TakeChosen();

@@ -375,7 +375,8 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   put->add_option("-b,--block-size", o.block_size, "block size, e.g. 64M (default: cluster file)");
   put->add_flag("-f,--force", o.force, "overwrite an existing file");
   put->add_option("--datacenter", o.put_datacenter,
-                  "put replica 1 of every block in this datacenter (default: the placement policy decides)");
+                  "put replica 1 of every block in this datacenter (default: the placement "
+                  "policy decides)");
   on(put, [&o] { return RunPut(o); });
 
   auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
@@ -422,9 +423,15 @@ int main(int argc, char** argv) {
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
   app.add_option("--master", o.target.master_flag, "master HOST:PORT of a remote cluster (without --config: secret from $MR_SECRET)");
   app.add_option("--tls-name", o.target.tls_name, "the name of this client's TLS certificate, {name} in cluster.tls_cert/tls_key (default: mrctl)");
-  app.add_option("--datacenter", o.target.datacenter, "the datacenter mrctl runs in: reads take the nearest replicas, hdfs placement writes replica 1 there, tls = inter-dc leaves links inside it plain (default: inferred from the workers' addresses, else unknown)");
-  app.add_option("--node", o.target.node, "the worker mrctl runs beside (its id): as --datacenter, and replica 1 on that node (default: inferred from the workers' addresses)");
-  app.add_option("--rack", o.target.rack, "mrctl's rack in its datacenter, to prefer replicas there (default: none)");
+  app.add_option("--datacenter", o.target.datacenter,
+                 "the datacenter mrctl runs in: reads take the nearest replicas, hdfs placement "
+                 "writes replica 1 there, tls = inter-dc leaves links inside it plain (default: "
+                 "inferred from the workers' addresses for reads and writes, else unknown)");
+  app.add_option("--node", o.target.node,
+                 "the worker mrctl runs beside (its id): as --datacenter, and replica 1 on that "
+                 "node (default: inferred from the workers' addresses)");
+  app.add_option("--rack", o.target.rack,
+                 "mrctl's rack in its datacenter, to prefer replicas there (default: none)");
   std::function<int()> action;
   AddDfsCommands(app, o, &action);
   mr::tools::AddCertCommands(app, &action);

@@ -62,7 +62,8 @@ TEST_F(DfsPlacementTest, PutWithADatacenterPutsReplicaOneOfEveryBlockThere) {
       if (r == 2) EXPECT_NE(dcs[0], dcs[1]) << "hdfs: replica 2 in another datacenter";
     }
     EXPECT_EQ(Shell(Mrctl() + " --config " + Quote(c.config()) + " dfs cat " + path +
-                    " | sha256sum | cut -d' ' -f1").out,
+                    " | sha256sum | cut -d' ' -f1")
+                  .out,
               Sha256OfFile(file));
   }
   CommandResult bad = c.Mrctl("dfs put --datacenter dc9 " + Quote(file) + " /nowhere");
@@ -100,7 +101,8 @@ TEST_F(DfsPlacementTest, ACatFromDc1ReadsTheDc1Replicas) {
   const std::string cat = Mrctl() + " --config " + Quote(c.config());
   auto quarantined = [&] {
     int n = 0;
-    for (const auto& w : dc2_workers) n += Log(c, w).find("replica quarantined") != std::string::npos;
+    for (const auto& w : dc2_workers)
+      n += Log(c, w).find("replica quarantined") != std::string::npos;
     return n;
   };
 
@@ -159,14 +161,16 @@ TEST_F(DfsPlacementTest, TheJobSampleIsReadNearAndCounted) {
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = Generate("text", "4M", 34);
   ASSERT_EQ(c.Mrctl("dfs put -r 1 --datacenter dc1 " + Quote(file) + " /in/t.txt").exit_code, 0);
-  CommandResult near = c.Mrctl("--datacenter dc1 job run sort -i /in/t.txt -o /out/a -r 2 --wait --json");
+  CommandResult near =
+      c.Mrctl("--datacenter dc1 job run sort -i /in/t.txt -o /out/a -r 2 --wait --json");
   ASSERT_EQ(near.exit_code, 0) << near.err;
   json a = json::parse(near.out, nullptr, false);
   ASSERT_EQ(a["state"], "succeeded") << near.out;
   EXPECT_GT(a["client_read_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(a["client_inter_dc_bytes"], 0);
 
-  CommandResult far = c.Mrctl("--datacenter dc2 job run sort -i /in/t.txt -o /out/b -r 2 --wait --json");
+  CommandResult far =
+      c.Mrctl("--datacenter dc2 job run sort -i /in/t.txt -o /out/b -r 2 --wait --json");
   ASSERT_EQ(far.exit_code, 0) << far.err;
   json b = json::parse(far.out, nullptr, false);
   ASSERT_EQ(b["state"], "succeeded") << far.out;

@@ -181,7 +181,8 @@ TEST(LineReaderTest, AKnownByteBeforeGivesTheSameLinesAndReadsNothingBeforeTheSt
             got.push_back(line);
           }
           ASSERT_EQ(got, want) << "split [" << start << ", " << end << ") buffer " << buffer;
-          EXPECT_GE(lowest, start) << "split [" << start << ", " << end << ") read before its start";
+          EXPECT_GE(lowest, start)
+              << "split [" << start << ", " << end << ") read before its start";
         }
       }
     }
