@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -72,6 +73,13 @@ awaitable<Status> DfsClient::CallMaster(std::string_view method,
   co_return co_await master_conn_->Call(method, req, reply);
 }
 
+std::string DfsClient::MasterLocalHost() const {
+  if (!master_conn_) return "";
+  boost::system::error_code ec;
+  auto local = const_cast<Connection&>(*master_conn_).socket().local_endpoint(ec);
+  return ec ? "" : local.address().to_string();
+}
+
 awaitable<Status> DfsClient::Mkdir(const std::string& path, bool parents) {
   pb::PathRequest req;
   req.set_path(path);
@@ -92,7 +100,11 @@ awaitable<Result<pb::StatReply>> DfsClient::Stat(const std::string& path,
                                                  const std::string& reader_node) {
   pb::LocateRequest req;
   req.set_path(path);
-  req.set_reader_node(reader_node);
+  req.set_reader_node(reader_node.empty() ? location_.node : reader_node);
+  if (reader_node.empty()) {
+    req.set_reader_datacenter(location_.datacenter);
+    req.set_reader_rack(location_.rack);
+  }
   pb::StatReply reply;
   MR_CO_RETURN_IF_ERROR(co_await CallMaster("dfs.Stat", req, &reply));
   co_return reply;
@@ -150,7 +162,9 @@ awaitable<Status> DfsClient::Write(const std::string& dfs_path, int64_t length,
   create.set_path(dfs_path);
   create.set_replication(options.replication);
   create.set_block_size(options.block_size);
-  create.set_writer_node(options.writer_node);
+  create.set_writer_node(options.writer_node.empty() ? location_.node : options.writer_node);
+  create.set_writer_datacenter(location_.datacenter);
+  create.set_datacenter(options.datacenter);
   create.set_overwrite(options.overwrite);
   create.set_first_bytes(std::string(first_bytes.substr(0, kClassifySampleBytes)));
   create.set_client_id(client_id_);
@@ -196,6 +210,12 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& df
     *lease_refused = s.IsNotFound() || s.IsPermissionDenied();
     return s;
   };
+  std::optional<uint32_t> byte_before;
+  if (offset > 0) {
+    auto b = ByteBefore(source, offset);
+    if (!b.ok()) co_return b.status();
+    byte_before = *b;
+  }
   pb::AddBlockRequest add;
   add.set_lease_id(lease);
   add.set_path(dfs_path);
@@ -227,6 +247,7 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& df
       done.set_client_id(client_id_);
       done.set_block_id(block.block_id());
       done.set_bytes(length);
+      if (byte_before.has_value()) done.set_byte_before(*byte_before);
       for (const auto& n : *committed) done.add_replicas(n);
       pb::Empty ignored;
       Status completed = co_await CallMaster("dfs.CompleteBlock", done, &ignored);
@@ -238,6 +259,18 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& df
     add.add_exclude_nodes(pipeline.front().node_id());
   }
   co_return last;
+}
+
+// One pread of one byte: the last byte of the block before, which the
+// master records with the block so a map whose split starts here need not
+// read the previous block (docs/storage-format.md, BlockRef).
+Result<uint32_t> DfsClient::ByteBefore(const ByteSource& source, int64_t offset) {
+  std::string b;
+  MR_RETURN_IF_ERROR(source(offset - 1, 1, &b));
+  if (b.size() != 1) {
+    return Status::IOError("short read of the byte before offset " + std::to_string(offset));
+  }
+  return static_cast<uint32_t>(static_cast<unsigned char>(b[0]));
 }
 
 awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(

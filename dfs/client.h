@@ -15,6 +15,11 @@
 // refuses a lease that is not both, so a put that outlived its lease (the
 // master restarted, or it expired) fails and never touches another file.
 //
+// Where the client runs (ClientLocation, set by mrctl from its flags or
+// inferred from its address; workers pass their own id): reads ask the
+// master for replicas nearest to it, and puts tell the master where the
+// writer is (hdfs placement puts replica 1 there).
+//
 // Reads: replicas are tried nearest first, those known to hold a bad chunk
 // last; every chunk is verified against the checksums the worker sends. On a
 // mismatch, an error or a dead worker, the read resumes at the same offset
@@ -44,6 +49,17 @@ struct PutOptions {
   int64_t block_size = 0;    // 0 = cluster default
   bool overwrite = false;
   std::string writer_node;   // set when a worker writes (hdfs placement puts replica 1 there)
+  // Replica 1 of every block in this datacenter, under every placement
+  // policy (`dfs put --datacenter`). Empty: the policy decides.
+  std::string datacenter;
+};
+
+// Where a client runs. All empty: unknown (replicas come in the master's
+// rotating order; placement treats the writer as outside the cluster).
+struct ClientLocation {
+  std::string node;        // a worker id, when the client runs beside that worker
+  std::string datacenter;  // its datacenter label
+  std::string rack;        // its rack label, if racks are configured
 };
 
 // Receives file bytes in order. A non-OK status stops the read.
@@ -74,7 +90,8 @@ class DfsClient {
   awaitable<Status> Mkdir(const std::string& path, bool parents);
   awaitable<Result<pb::ListReply>> List(const std::string& path);
   // The file or directory with, for files, every block and its live replicas
-  // (nearest to `reader_node` first when given).
+  // (nearest to `reader_node` first when given, else nearest to location()
+  // when it is known).
   awaitable<Result<pb::StatReply>> Stat(const std::string& path,
                                         const std::string& reader_node = kNoReader);
   awaitable<Status> Delete(const std::string& path, bool recursive);
@@ -85,7 +102,9 @@ class DfsClient {
   // not exist; AlreadyExists if `dfs_path` does (unless overwrite).
   awaitable<Status> Put(const std::string& local, const std::string& dfs_path,
                         const PutOptions& options);
-  // Writes `length` bytes from `source` as a new DFS file.
+  // Writes `length` bytes from `source` as a new DFS file. Besides each
+  // block's bytes, `source` is asked for the one byte before each block
+  // after the first, which the master records (BlockRef.byte_before).
   awaitable<Status> Write(const std::string& dfs_path, int64_t length, std::string_view first_bytes,
                           const ByteSource& source, const PutOptions& options);
   // Streams the whole file to `sink`. NotFound if missing; FailedPrecondition
@@ -110,6 +129,14 @@ class DfsClient {
   // forward carry the same frames and are reported with the same count).
   void set_traffic_observer(TrafficObserver observer) { observer_ = std::move(observer); }
 
+  // Where this client runs; Stat, Read and Put use it (see above).
+  void set_location(ClientLocation location) { location_ = std::move(location); }
+  const ClientLocation& location() const { return location_; }
+  // The local IP address of the connection to the master (mrctl infers
+  // where it runs by matching it with the workers' addresses); empty before
+  // the first call to the master or when the socket is gone.
+  std::string MasterLocalHost() const;
+
   // Blocks whose replicas failed verification during this client's reads.
   int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
 
@@ -123,6 +150,8 @@ class DfsClient {
                                     int64_t* offset, int64_t end, const ByteSink& sink);
   awaitable<Status> WriteOneBlock(uint64_t lease, const std::string& dfs_path, int64_t offset,
                                   int64_t length, const ByteSource& source, bool* lease_refused);
+  // The byte before `offset` (> 0) of what `source` writes, for the block's record.
+  Result<uint32_t> ByteBefore(const ByteSource& source, int64_t offset);
 
   HostPort master_;
   RpcOptions options_;
@@ -132,6 +161,7 @@ class DfsClient {
   int64_t corrupt_replicas_seen_ = 0;
   TrafficObserver observer_;
   std::string client_id_;
+  ClientLocation location_;
 };
 
 // Streams `length` bytes from `source` to block `block_id` on `pipeline`

@@ -108,6 +108,22 @@ class Selection {
     return Pick(rng, [](const PlacementNode&) { return true; });
   }
 
+  // Replica 1 when the request pins it to a datacenter: the writer if it is
+  // an eligible node there, else a random eligible node there; nullptr (and
+  // no draw) when nothing is pinned or nothing there is eligible.
+  const PlacementNode* PickPinned(std::mt19937_64& rng, const PlacementRequest& request) {
+    if (!request.datacenter.has_value()) return nullptr;
+    const std::string& dc = *request.datacenter;
+    const PlacementNode* n = nullptr;
+    if (request.writer.has_value()) {
+      n = Pick(rng, [&](const PlacementNode& x) {
+        return x.id == *request.writer && x.datacenter == dc;
+      });
+    }
+    if (n == nullptr) n = Pick(rng, [&](const PlacementNode& x) { return x.datacenter == dc; });
+    return n;
+  }
+
   std::vector<std::string> TakeChosen() && { return std::move(chosen_); }
 
  private:
@@ -124,6 +140,7 @@ class RandomPolicy : public PlacementPolicy {
                                           const std::vector<PlacementNode>& nodes,
                                           std::mt19937_64& rng) override {
     MR_ASSIGN_OR_RETURN(Selection s, Selection::Begin(request, nodes));
+    s.PickPinned(rng, request);
     while (!s.done()) s.PickAny(rng);
     return std::move(s).TakeChosen();
   }
@@ -134,7 +151,8 @@ class RandomPolicy : public PlacementPolicy {
 // racks; with racks unconfigured every node's rack is "" and "same rack" means
 // "same datacenter". Each step tries its tiers in order and the first tier with
 // a candidate wins:
-//   1. the writer, if eligible; any node.
+//   1. the pinned datacenter (PickPinned), if any; the writer, if eligible;
+//      a node of the writer's datacenter, when only that is known; any node.
 //   2. another datacenter than 1; another rack than 1; any node.
 //      (With one datacenter the first tier is empty, so racks decide.)
 //   3. the rack of 2; the datacenter of 2 (our addition: keeps the replica off
@@ -147,9 +165,13 @@ class HdfsPolicy : public PlacementPolicy {
                                           const std::vector<PlacementNode>& nodes,
                                           std::mt19937_64& rng) override {
     MR_ASSIGN_OR_RETURN(Selection s, Selection::Begin(request, nodes));
-    const PlacementNode* first = nullptr;
-    if (request.writer.has_value()) {
+    const PlacementNode* first = s.PickPinned(rng, request);
+    if (first == nullptr && request.writer.has_value()) {
       first = s.Pick(rng, [&](const PlacementNode& n) { return n.id == *request.writer; });
+    }
+    if (first == nullptr && request.writer_datacenter.has_value()) {
+      first = s.Pick(
+          rng, [&](const PlacementNode& n) { return n.datacenter == *request.writer_datacenter; });
     }
     if (first == nullptr) first = s.PickAny(rng);
     if (s.done()) return std::move(s).TakeChosen();
@@ -185,7 +207,8 @@ class HdfsPolicy : public PlacementPolicy {
 // has one, and the cursor moves just past that datacenter. With no datacenter
 // exhausted this is "replica i in datacenter (start + i) mod K"; an exhausted
 // datacenter is skipped without piling two replicas onto its successor.
-// The start advances only on calls that return nodes.
+// The start advances only on calls that return nodes. A pinned datacenter
+// (request.datacenter) replaces the start of that call, when it is in the ring.
 class SpreadPolicy : public PlacementPolicy {
  public:
   const char* name() const override { return "spread"; }
@@ -201,6 +224,10 @@ class SpreadPolicy : public PlacementPolicy {
 
     size_t cursor = static_cast<size_t>(calls_ % k);
     ++calls_;
+    if (request.datacenter.has_value()) {
+      auto pinned = std::lower_bound(dcs.begin(), dcs.end(), *request.datacenter);
+      if (pinned != dcs.end() && *pinned == *request.datacenter) cursor = pinned - dcs.begin();
+    }
     while (!s.done()) {
       bool placed = false;
       for (size_t step = 0; step < k && !placed; ++step) {
@@ -224,6 +251,8 @@ class SpreadPolicy : public PlacementPolicy {
 // node), so it depends only on membership, not on fullness, exclusion or input
 // order. Each replica draws Bernoulli(hot_block_fraction) once, even if the
 // chosen set then turns out to be exhausted, and falls back to the other set.
+// With a pinned datacenter, replica 1 tries its set there, then the other
+// set there, before the two sets anywhere.
 class SkewedPolicy : public PlacementPolicy {
  public:
   explicit SkewedPolicy(const PlacementParams& params) : params_(params) {}
@@ -242,10 +271,19 @@ class SkewedPolicy : public PlacementPolicy {
         std::clamp<size_t>(static_cast<size_t>(std::ceil(exact - 1e-9)), 1, ids.size());
     const std::string_view last_hot = ids[hot_count - 1];
 
+    bool first = true;
     while (!s.done()) {
       const bool want_hot = Bernoulli(rng, params_.hot_block_fraction);
       auto wanted = [&](const PlacementNode& n) { return (n.id <= last_hot) == want_hot; };
       auto other = [&](const PlacementNode& n) { return (n.id <= last_hot) != want_hot; };
+      if (first && request.datacenter.has_value()) {
+        first = false;
+        const std::string& dc = *request.datacenter;
+        if (s.Pick(rng, [&](const PlacementNode& n) { return wanted(n) && n.datacenter == dc; }) ||
+            s.Pick(rng, [&](const PlacementNode& n) { return other(n) && n.datacenter == dc; })) {
+          continue;
+        }
+      }
       if (s.Pick(rng, wanted) == nullptr) s.Pick(rng, other);
     }
     return std::move(s).TakeChosen();

@@ -7,7 +7,8 @@
 // Policies (selected by `dfs.placement` in the cluster file):
 //   random  uniformly random distinct live nodes.
 //   hdfs    HDFS's default: first replica on the writer's node when the writer
-//           is a worker, else a random node; second in a different datacenter
+//           is a worker, else on a random node of the writer's datacenter when
+//           that is known, else a random node; second in a different datacenter
 //           (or, when racks are configured, a different rack); third on
 //           another node beside the second (same datacenter/rack); any further
 //           replicas random.
@@ -16,6 +17,13 @@
 //   skewed  hot spots (Pandas §III, §VII-A2): a fraction `hot_node_fraction`
 //           of the nodes (fixed per cluster: the first ones in node-id order)
 //           receives a fraction `hot_block_fraction` of the replicas.
+//
+// A request may pin the first replica to a datacenter (`datacenter`: `dfs put
+// --datacenter`, the JoSS setting of a job's input uploaded from one
+// datacenter). Every policy honours it: replica 1 goes to an eligible node
+// there (the writer, if it is one), and the other replicas follow the
+// policy's own rules as if replica 1 had been its own choice. With no
+// eligible node there, the pin is ignored for that block.
 //
 // Every policy returns distinct nodes, only live nodes with room, and never a
 // node in `exclude`. If fewer eligible nodes exist than requested, it returns
@@ -46,6 +54,12 @@ struct PlacementRequest {
   int64_t block_bytes = 0;              // nodes with free_bytes < this are skipped
   std::optional<std::string> writer;    // the writing worker's id, if a worker writes
   std::vector<std::string> exclude;     // e.g. nodes that failed in this pipeline
+  // The writer's datacenter when its node is not a worker (a client that
+  // says where it runs): `hdfs` puts replica 1 there when `writer` is not
+  // eligible. The other policies ignore it.
+  std::optional<std::string> writer_datacenter;
+  // Replica 1 in this datacenter, under every policy (see above).
+  std::optional<std::string> datacenter;
 };
 
 class PlacementPolicy {

@@ -28,9 +28,7 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
       // The line holding byte start-1 belongs to an earlier split; ours
       // begin after the first terminator from there on. None before `end`
       // (next_line_ >= end_) means the split owns no line: stop there.
-      int64_t content_end;
-      MR_RETURN_IF_ERROR(
-          FindLineEnd(start_ - 1, end_, /*keep_line=*/false, &content_end, &next_line_));
+      MR_RETURN_IF_ERROR(SkipPartialLine());
     }
   }
   if (next_line_ >= file_length_) {
@@ -54,6 +52,30 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
   owns_a_line_ = owns_a_line_ || inside;
   next_line_ = next;
   return true;
+}
+
+// The first step of a split after the file's start: sets next_line_ past
+// the first terminator at or after byte start-1 (capped at end_). Knowing
+// that byte, it reads from `start` on only: '\n' ends a line at start-1; a
+// '\r' does too, with the '\n' at `start` if there is one; any other byte
+// means the terminator is still ahead, which a scan from `start` finds.
+Status LineReader::SkipPartialLine() {
+  int64_t content_end;
+  if (!has_byte_before_) {
+    return FindLineEnd(start_ - 1, end_, /*keep_line=*/false, &content_end, &next_line_);
+  }
+  if (byte_before_ == '\n') {
+    next_line_ = start_;
+    return Status::OK();
+  }
+  if (byte_before_ != '\r') {
+    return FindLineEnd(start_, end_, /*keep_line=*/false, &content_end, &next_line_);
+  }
+  buf_.clear();
+  buf_start_ = start_;
+  MR_RETURN_IF_ERROR(Extend(start_));  // start_ < end_ <= file_length_: at least one byte
+  next_line_ = buf_[0] == '\n' ? start_ + 1 : start_;
+  return Status::OK();
 }
 
 Status LineReader::FindLineEnd(int64_t from, int64_t limit, bool keep_line, int64_t* content_end,

@@ -22,6 +22,11 @@
 // further lines are returned with in_split == false (Permu's context); a
 // split that owns no line returns none.
 //
+// When the caller knows the byte at start-1 (the DFS records every block's
+// byte before it: BlockRef.byte_before), set_byte_before() saves the read
+// of it: the skip then starts at `start` and nothing before `start` is read.
+// The lines returned are the same.
+//
 // Reads go through `read`: inside the split in chunks of buffer_bytes (never
 // across `end`), past it in steps growing from kPastEndStepBytes to
 // buffer_bytes, each byte once. Over all the splits of a file the bytes read
@@ -57,6 +62,12 @@ class LineReader {
   LineReader(ReadFn read, int64_t file_length, int64_t start, int64_t end, int lookahead,
              int64_t buffer_bytes = kDefaultBufferBytes);
 
+  // The byte at start-1, when known. REQUIRES: before the first Next().
+  void set_byte_before(char byte) {
+    byte_before_ = byte;
+    has_byte_before_ = true;
+  }
+
   // The next line: true with *line (valid until the next call), the offset
   // of its first byte, and whether it starts inside the split (false for
   // lookahead lines). False after the last one, and on every call after
@@ -69,6 +80,8 @@ class LineReader {
   int64_t next_offset() const { return next_line_; }
 
  private:
+  // Sets next_line_ where the split's first line starts (start_ > 0).
+  Status SkipPartialLine();
   // Scans bytes [from, limit) for the first terminator: *content_end is
   // where it starts (limit if there is none) and *next where the line after
   // it starts (limit if none; a '\r' at limit-1 is taken as a whole
@@ -109,6 +122,8 @@ class LineReader {
   bool started_ = false;
   bool done_ = false;
   bool owns_a_line_ = false;  // a line in the split was returned
+  bool has_byte_before_ = false;
+  char byte_before_ = 0;      // the byte at start-1, when has_byte_before_
   int64_t next_line_ = 0;     // offset of the next line to return
   std::string buf_;           // file bytes [buf_start_, buf_end())
   int64_t buf_start_ = 0;

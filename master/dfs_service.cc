@@ -51,13 +51,16 @@ Status Master::Stat(const pb::LocateRequest& req, pb::StatReply* reply) {
     lb->set_id(b.id());
     lb->set_bytes(b.bytes());
     lb->set_offset(offset);
+    if (b.has_byte_before()) lb->set_byte_before(b.byte_before());
     offset += b.bytes();
     auto it = blocks_.find(b.id());
     if (it == blocks_.end()) continue;
-    for (const auto& node : SortByDistance(it->second.replicas, req.reader_node(), b.id())) {
+    for (const auto& node : SortByDistance(it->second.replicas, req.reader_node(),
+                                           req.reader_datacenter(), req.reader_rack(), b.id())) {
       *lb->add_replicas() = Location(node);
     }
-    for (const auto& node : SortByDistance(it->second.corrupt, req.reader_node(), b.id())) {
+    for (const auto& node : SortByDistance(it->second.corrupt, req.reader_node(),
+                                           req.reader_datacenter(), req.reader_rack(), b.id())) {
       *lb->add_corrupt_replicas() = Location(node);
     }
   }
@@ -103,6 +106,25 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   }
   const int replication = req.replication() > 0 ? req.replication() : config_.dfs.replication;
   MR_RETURN_IF_ERROR(CheckReplication(req.replication()));
+  if (!req.datacenter().empty()) {
+    // A pin to a datacenter no in-service worker is in is a typo, not a wish.
+    bool known = false;
+    std::vector<std::string> dcs;
+    for (const auto& [id, w] : workers_) {
+      if (!w->admin_state.empty()) continue;
+      known = known || w->info.datacenter() == req.datacenter();
+      if (std::find(dcs.begin(), dcs.end(), w->info.datacenter()) == dcs.end()) {
+        dcs.push_back(w->info.datacenter());
+      }
+    }
+    if (!known) {
+      std::sort(dcs.begin(), dcs.end());
+      std::string list;
+      for (const auto& d : dcs) list += (list.empty() ? "" : ", ") + d;
+      return Status::InvalidArgument("no worker of the cluster is in datacenter '" +
+                                     req.datacenter() + "' (datacenters: " + list + ")");
+    }
+  }
   const int64_t block_size = req.block_size() > 0 ? req.block_size() : config_.dfs.block_size;
   if (block_size % dfs::kChecksumChunkBytes != 0) {
     return Status::InvalidArgument("block size must be a multiple of 65536 bytes");
@@ -115,11 +137,14 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   lease->client_id = req.client_id();
   lease->overwrite = req.overwrite();
   lease->writer = workers_.count(req.writer_node()) ? req.writer_node() : "";
+  lease->writer_datacenter = req.writer_datacenter();
+  lease->datacenter = req.datacenter();
   lease->last_activity = Clock::now();
   lease->inode.set_kind(pb::INode::FILE);
   lease->inode.set_replication(replication);
   lease->inode.set_block_size(block_size);
   lease->inode.set_input_type(dfs::InputTypeName(dfs::ClassifyInput(req.first_bytes())));
+  lease->inode.set_datacenter(req.datacenter());
   const uint64_t id = epoch_ << kLeaseCounterBits | next_lease_id_++;
   leases_[id] = std::move(lease);
   reply->set_lease_id(id);
@@ -205,6 +230,8 @@ Status Master::AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply
   preq.replication = lease->inode.replication();
   preq.block_bytes = lease->inode.block_size();
   if (!lease->writer.empty()) preq.writer = lease->writer;
+  if (!lease->writer_datacenter.empty()) preq.writer_datacenter = lease->writer_datacenter;
+  if (!lease->datacenter.empty()) preq.datacenter = lease->datacenter;
   preq.exclude.assign(req.exclude_nodes().begin(), req.exclude_nodes().end());
   MR_ASSIGN_OR_RETURN(auto targets, placement_->Choose(preq, LiveNodes(), rng_));
   MR_ASSIGN_OR_RETURN(uint64_t id, namespace_->NextBlockId());
@@ -233,6 +260,7 @@ Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
   pb::BlockRef* ref = lease->inode.add_blocks();
   ref->set_id(req.block_id());
   ref->set_bytes(req.bytes());
+  if (req.has_byte_before()) ref->set_byte_before(req.byte_before() & 0xff);
   lease->inode.set_length(lease->inode.length() + req.bytes());
   return Status::OK();
 }

@@ -18,7 +18,9 @@ struct JobFigures {
   double reduce_data_locality_rate = 0;  // shuffle bytes from own datacenter / all
   double fp_raw = 0;                   // mean over maps of raw output / input bytes
   double fp_wire = 0;                  // mean over maps of shuffle bytes sent / input bytes
-  int64_t inter_dc_bytes = 0;          // map input + shuffle + output + prefetch across datacenters
+  // map input + shuffle + output + prefetch + the client's sample across
+  // datacenters
+  int64_t inter_dc_bytes = 0;
   int64_t jtt_ms = 0;                  // end - submit (0 while running)
 };
 JobFigures Figures(const pb::JobRecord& record);

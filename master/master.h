@@ -114,6 +114,10 @@ class Master {
   pb::ReplicaLocation Location(const std::string& node) const;
   std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
                                           const std::string& reader, uint64_t salt) const;
+  // The same for a reader that may be no worker but says where it runs.
+  std::vector<std::string> SortByDistance(std::vector<std::string> nodes, const std::string& reader,
+                                          const std::string& reader_dc,
+                                          const std::string& reader_rack, uint64_t salt) const;
   Result<Lease*> FindLease(uint64_t lease_id, const std::string& path,
                            const std::string& client_id);
   void DropLease(uint64_t lease_id);

@@ -49,6 +49,8 @@ struct Master::Lease {
   pb::INode inode;                      // blocks so far, in file order
   bool overwrite = false;
   std::string writer;                   // worker id, or empty
+  std::string writer_datacenter;        // a non-worker writer's datacenter, or empty
+  std::string datacenter;               // replica 1 pinned here (dfs put --datacenter), or empty
   std::vector<uint64_t> uncommitted;    // allocated, not yet completed
   Clock::time_point last_activity;
 };

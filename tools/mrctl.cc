@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -42,6 +44,7 @@ json InodeJson(const std::string& path, const mr::pb::INode& inode) {
     j["replication"] = inode.replication();
     j["block_size"] = inode.block_size();
     j["input_type"] = inode.input_type();
+    j["datacenter"] = inode.datacenter();  // replica 1 pinned here by the put; "" = none
   }
   return j;
 }
@@ -50,6 +53,7 @@ json InodeJson(const std::string& path, const mr::pb::INode& inode) {
 
 mr::awaitable<Status> Put(mr::dfs::DfsClient& c, std::vector<std::string> locals, std::string dst,
                           mr::dfs::PutOptions options) {
+  MR_CO_RETURN_IF_ERROR(co_await mr::tools::InferLocation(c));
   auto normalized = mr::dfs::NormalizePath(dst);
   if (!normalized.ok()) co_return normalized.status();
   const bool dir_syntax = dst.ends_with("/");  // "put a /newdir/" means into /newdir
@@ -75,6 +79,7 @@ mr::awaitable<Status> Put(mr::dfs::DfsClient& c, std::vector<std::string> locals
 // Streams a file, or every file of a directory in name order (part-00000, …).
 // `sink` by value: callers pass temporaries, and a coroutine outlives them.
 mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::ByteSink sink) {
+  MR_CO_RETURN_IF_ERROR(co_await mr::tools::InferLocation(c));
   auto stat = co_await c.Stat(path);
   if (!stat.ok()) co_return stat.status();
   if (stat->inode().kind() == mr::pb::INode::FILE) co_return co_await c.Read(path, sink);
@@ -123,6 +128,19 @@ mr::awaitable<Status> Ls(mr::dfs::DfsClient& c, const std::string& path, bool as
   co_return Status::OK();
 }
 
+// For each datacenter, how many of the file's blocks have a live replica
+// there (good or corrupt), by datacenter name.
+std::map<std::string, int> BlocksByDatacenter(const mr::pb::StatReply& stat) {
+  std::map<std::string, int> count;
+  for (const auto& b : stat.blocks()) {
+    std::set<std::string> dcs;
+    for (const auto& r : b.replicas()) dcs.insert(r.datacenter());
+    for (const auto& r : b.corrupt_replicas()) dcs.insert(r.datacenter());
+    for (const auto& dc : dcs) ++count[dc];
+  }
+  return count;
+}
+
 mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bool as_json) {
   auto stat = co_await c.Stat(path);
   if (!stat.ok()) co_return stat.status();
@@ -142,7 +160,12 @@ mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bo
                         {"replicas", replicas}, {"datacenters", dcs},
                         {"corrupt_replicas", corrupt}});
     }
-    if (inode.kind() == mr::pb::INode::FILE) j["blocks"] = blocks;
+    if (inode.kind() == mr::pb::INode::FILE) {
+      j["blocks"] = blocks;
+      json by_dc = json::object();
+      for (const auto& [dc, n] : BlocksByDatacenter(*stat)) by_dc[dc] = n;
+      j["blocks_by_datacenter"] = by_dc;
+    }
     std::printf("%s\n", j.dump(2).c_str());
     co_return Status::OK();
   }
@@ -167,6 +190,16 @@ mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bo
     if (where.empty()) where = "NO LIVE REPLICA";
     std::printf("%6d %10llu %14lld %12lld  %s\n", i, static_cast<unsigned long long>(b.id()),
                 static_cast<long long>(b.offset()), static_cast<long long>(b.bytes()), where.c_str());
+  }
+  std::string by_dc;
+  for (const auto& [dc, n] : BlocksByDatacenter(*stat)) {
+    by_dc += (by_dc.empty() ? "" : ", ") + dc + " " + std::to_string(n) + "/" +
+             std::to_string(stat->blocks_size());
+  }
+  if (!by_dc.empty()) std::printf("blocks with a live replica in: %s\n", by_dc.c_str());
+  if (!inode.datacenter().empty()) {
+    std::printf("replica 1 of every block placed in %s (dfs put --datacenter)\n",
+                inode.datacenter().c_str());
   }
   co_return Status::OK();
 }
@@ -311,12 +344,14 @@ struct Options {
   std::string gen_kind, gen_size, gen_out;
   uint64_t seed = 1;
   std::string worker_id;               // cluster decommission|recommission
+  std::string put_datacenter;          // dfs put --datacenter
 };
 
 int RunPut(Options& o) {
   mr::dfs::PutOptions put;
   put.replication = o.replication;
   put.overwrite = o.force;
+  put.datacenter = o.put_datacenter;
   if (!o.block_size.empty()) {
     auto b = mr::tools::ParseBytes(o.block_size);
     if (!b.ok()) return Fail(b.status(), 2);
@@ -339,6 +374,9 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   put->add_option("-r,--replication", o.replication, "replicas per block (default: cluster file)");
   put->add_option("-b,--block-size", o.block_size, "block size, e.g. 64M (default: cluster file)");
   put->add_flag("-f,--force", o.force, "overwrite an existing file");
+  put->add_option("--datacenter", o.put_datacenter,
+                  "put replica 1 of every block in this datacenter (default: the placement "
+                  "policy decides)");
   on(put, [&o] { return RunPut(o); });
 
   auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
@@ -385,7 +423,15 @@ int main(int argc, char** argv) {
   app.add_option("--config", o.target.config_flag, "cluster file (default: $MR_CONFIG or .mr/cluster.toml above the current directory)");
   app.add_option("--master", o.target.master_flag, "master HOST:PORT of a remote cluster (without --config: secret from $MR_SECRET)");
   app.add_option("--tls-name", o.target.tls_name, "the name of this client's TLS certificate, {name} in cluster.tls_cert/tls_key (default: mrctl)");
-  app.add_option("--datacenter", o.target.datacenter, "the datacenter mrctl runs in, for tls = inter-dc (default: unknown, so every link is encrypted)");
+  app.add_option("--datacenter", o.target.datacenter,
+                 "the datacenter mrctl runs in: reads take the nearest replicas, hdfs placement "
+                 "writes replica 1 there, tls = inter-dc leaves links inside it plain (default: "
+                 "inferred from the workers' addresses for reads and writes, else unknown)");
+  app.add_option("--node", o.target.node,
+                 "the worker mrctl runs beside (its id): as --datacenter, and replica 1 on that "
+                 "node (default: inferred from the workers' addresses)");
+  app.add_option("--rack", o.target.rack,
+                 "mrctl's rack in its datacenter, to prefer replicas there (default: none)");
   std::function<int()> action;
   AddDfsCommands(app, o, &action);
   mr::tools::AddCertCommands(app, &action);

@@ -47,9 +47,44 @@ int WithClient(Target& target, std::function<awaitable<Status>(dfs::DfsClient&)>
   // before RunSync's io_context is destroyed.
   Status s = RunSync([&]() -> awaitable<Status> {
     dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
+    client.set_location({target.node, target.datacenter, target.rack});
     co_return co_await body(client);
   });
   return s.ok() ? 0 : Fail(s);
+}
+
+awaitable<Status> InferLocation(dfs::DfsClient& client) {
+  if (!client.location().datacenter.empty()) co_return Status::OK();
+  auto status = co_await client.ClusterStatus();
+  if (!status.ok()) co_return status.status();
+  if (!client.location().node.empty()) {  // --node alone: that worker's labels
+    for (const auto& w : status->workers()) {
+      if (w.worker().id() != client.location().node) continue;
+      client.set_location({w.worker().id(), w.worker().datacenter(), w.worker().rack()});
+      co_return Status::OK();
+    }
+    co_return Status::InvalidArgument("--node " + client.location().node +
+                                      ": no such worker in the cluster");
+  }
+  const std::string self = client.MasterLocalHost();
+  if (self.empty()) co_return Status::OK();
+  std::vector<const pb::WorkerInfo*> here;
+  for (const auto& w : status->workers()) {
+    auto hp = ParseHostPort(w.worker().address());
+    if (hp.ok() && hp->host == self) here.push_back(&w.worker());
+  }
+  if (here.empty()) co_return Status::OK();
+  for (const auto* w : here) {
+    if (w->datacenter() != here.front()->datacenter()) co_return Status::OK();
+  }
+  dfs::ClientLocation location;
+  location.datacenter = here.front()->datacenter();
+  if (here.size() == 1) {
+    location.node = here.front()->id();
+    location.rack = here.front()->rack();
+  }
+  client.set_location(std::move(location));
+  co_return Status::OK();
 }
 
 }  // namespace mr::tools

@@ -27,6 +27,8 @@ struct Target {
   int64_t chunk_bytes = DfsOptions{}.transfer_chunk_bytes;
   std::string tls_name;    // --tls-name: "{name}" in the TLS paths (default "mrctl")
   std::string datacenter;  // --datacenter: where mrctl runs (default unknown)
+  std::string node;        // --node: the worker mrctl runs beside (default unknown)
+  std::string rack;        // --rack: mrctl's rack in its datacenter (default none)
 
   // --config, or the discovered cluster file, gives address and secret;
   // --master alone (no --config) means a remote cluster: the secret comes
@@ -34,8 +36,19 @@ struct Target {
   Status Resolve();
 };
 
-// Runs `body` with a connected client; maps failures to exit codes.
+// Runs `body` with a connected client; maps failures to exit codes. The
+// client's location is the one --node/--datacenter/--rack give.
 int WithClient(Target& target, std::function<awaitable<Status>(dfs::DfsClient&)> body);
+
+// For commands that move block bytes (dfs put/get/cat, job run's sample):
+// with --node alone, takes that worker's datacenter and rack (InvalidArgument
+// for an unknown id); when neither --node nor --datacenter was given, asks the master for the
+// workers and takes the location of those whose address is this client's
+// own address to the master: the node when exactly one matches, the
+// datacenter when all that match share one. Several datacenters on one
+// address (a local cluster on 127.0.0.1) leave it unknown. Errors of the
+// master are returned; finding nothing is not an error.
+awaitable<Status> InferLocation(dfs::DfsClient& client);
 
 // `mrctl job run|list|show|kill` and `mrctl history`.
 struct JobCommandOptions {

@@ -68,6 +68,8 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"inter_dc_bytes", f.inter_dc_bytes}, {"map_input_bytes", TrafficJson(r.map_input())},
       {"shuffle_bytes", TrafficJson(r.shuffle())}, {"output_replication_bytes", TrafficJson(r.output())},
       {"prefetch_bytes", r.prefetch_bytes()}, {"prefetch_inter_dc_bytes", r.prefetch_inter_dc_bytes()},
+      {"client_read_bytes", r.spec().client_read_bytes()},
+      {"client_inter_dc_bytes", r.spec().client_inter_dc_bytes()},
       {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
       {"output_bytes", r.output_bytes()}, {"fp_raw", f.fp_raw}, {"fp_wire", f.fp_wire},
       {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
@@ -102,10 +104,13 @@ void PrintJob(const pb::JobRecord& r) {
               static_cast<double>(f.jtt_ms) / 1000.0, r.failed_attempts());
   std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
               f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
-  std::printf("  INT %s (map input %s, shuffle %s, output %s, prefetch %s); FP raw %.3f, wire %.3f\n",
-              HumanBytes(f.inter_dc_bytes).c_str(), HumanBytes(r.map_input().other_dc()).c_str(),
-              HumanBytes(r.shuffle().other_dc()).c_str(), HumanBytes(r.output().other_dc()).c_str(),
-              HumanBytes(r.prefetch_inter_dc_bytes()).c_str(), f.fp_raw, f.fp_wire);
+  std::printf(
+      "  INT %s (map input %s, shuffle %s, output %s, prefetch %s, client sample %s); FP raw "
+      "%.3f, wire %.3f\n",
+      HumanBytes(f.inter_dc_bytes).c_str(), HumanBytes(r.map_input().other_dc()).c_str(),
+      HumanBytes(r.shuffle().other_dc()).c_str(), HumanBytes(r.output().other_dc()).c_str(),
+      HumanBytes(r.prefetch_inter_dc_bytes()).c_str(),
+      HumanBytes(r.spec().client_inter_dc_bytes()).c_str(), f.fp_raw, f.fp_wire);
 }
 
 // Up to ~4,000 lines from up to 32 blocks spread over the input, for Plan()
@@ -239,7 +244,23 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   pb::JobSpec spec;
   spec.set_job(o.name);
   if (o.reducers > 1) {
+    // The sample is read from the replicas nearest this client, and what it
+    // reads is counted: every byte from a replica in another datacenter than
+    // the client's, or from any replica when the client's datacenter is
+    // unknown (it is then taken to be outside every datacenter), is
+    // inter-datacenter traffic the job caused (docs/jobs.md).
+    MR_CO_RETURN_IF_ERROR(co_await InferLocation(c));
+    const std::string here = c.location().datacenter;
+    int64_t read = 0, inter_dc = 0;
+    c.set_traffic_observer([&](const dfs::TransferEvent& e) {
+      if (e.from == nullptr) return;
+      read += e.bytes;
+      if (here.empty() || e.from->datacenter() != here) inter_dc += e.bytes;
+    });
     auto sample = co_await Sample(c, o.inputs);
+    c.set_traffic_observer(nullptr);
+    spec.set_client_read_bytes(read);
+    spec.set_client_inter_dc_bytes(inter_dc);
     if (!sample.ok()) co_return sample.status();
     auto job = jobs::MakeJob(o.name, params);
     if (!job.ok()) co_return job.status();

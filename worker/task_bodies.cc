@@ -260,6 +260,11 @@ Status TaskTracker::RunMap(Task& task) {
   m.file_length = spec.file_length();
   m.split_offset = spec.split_offset();
   m.split_length = spec.split_length();
+  for (const pb::LocatedBlock& b : blocks) {
+    if (b.offset() == spec.split_offset() && b.has_byte_before()) {
+      m.byte_before = static_cast<int>(b.byte_before() & 0xff);
+    }
+  }
   m.sort_buffer_bytes = config_.jobs.sort_buffer_bytes;
   m.work_dir = task.dir;
   m.progress = [&task](const std::vector<int64_t>& partition_bytes) {

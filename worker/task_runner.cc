@@ -126,6 +126,7 @@ Status MapSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read, J
                 jobs::Emitter& out, MapTaskResult* result) {
   jobs::LineReader reader(read, spec.file_length, spec.split_offset,
                           spec.split_offset + spec.split_length, job.lookahead_lines());
+  if (spec.byte_before >= 0) reader.set_byte_before(static_cast<char>(spec.byte_before));
   std::string_view line;
   jobs::LineInfo info;
   info.file = spec.file;

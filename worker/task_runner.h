@@ -51,6 +51,11 @@ struct MapTaskSpec {
   int64_t file_length = 0;
   int64_t split_offset = 0;
   int64_t split_length = 0;
+  // The file's byte at split_offset - 1, when known (the DFS records it for
+  // every block after the first: BlockRef.byte_before): the task then reads
+  // nothing before its split. -1: unknown, the task reads that byte.
+  // Default: -1.
+  int byte_before = -1;
   // Memory for buffered map output before a spill. Default: 64 MiB.
   int64_t sort_buffer_bytes = 64 << 20;
   // A job whose combiner sums counts (jobs::CombinerKind::kSumCounts) counts

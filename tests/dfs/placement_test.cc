@@ -355,5 +355,111 @@ TEST(MakePlacementPolicyTest, RejectsBadFractions) {
       MakePlacementPolicy("skewed", {.hot_node_fraction = 1, .hot_block_fraction = 1}).ok());
 }
 
+// ---- A pinned datacenter (`dfs put --datacenter`) and the writer's datacenter. ----
+
+class PinnedDatacenterTest : public ::testing::TestWithParam<std::string> {};
+
+// Every policy puts replica 1 in the pinned datacenter while it has an
+// eligible node, and still returns min(r, eligible) distinct nodes.
+TEST_P(PinnedDatacenterTest, FirstReplicaInThePinnedDatacenter) {
+  auto policy = MustMake(GetParam());
+  std::mt19937_64 rng(5);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 2}, {"dc3", 3}});
+  for (int trial = 0; trial < 500; ++trial) {
+    PlacementRequest req = Request(1 + trial % 3);
+    req.datacenter = "dc2";
+    auto chosen = policy->Choose(req, nodes, rng);
+    ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
+    ASSERT_EQ(chosen->size(), static_cast<size_t>(1 + trial % 3));
+    EXPECT_EQ(Find(nodes, chosen->front()).datacenter, "dc2") << GetParam() << " trial " << trial;
+    EXPECT_EQ(std::set<std::string>(chosen->begin(), chosen->end()).size(), chosen->size());
+  }
+}
+
+// A pinned datacenter with nothing eligible (here: every node there is
+// excluded) is ignored for that block rather than failing it.
+TEST_P(PinnedDatacenterTest, NothingEligibleThereFallsBack) {
+  auto policy = MustMake(GetParam());
+  std::mt19937_64 rng(6);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 2}});
+  PlacementRequest req = Request(2, {"dc2-n00", "dc2-n01"});
+  req.datacenter = "dc2";
+  auto chosen = policy->Choose(req, nodes, rng);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
+  EXPECT_EQ(chosen->size(), 2u);
+  for (const auto& id : *chosen) EXPECT_EQ(Find(nodes, id).datacenter, "dc1");
+}
+
+// Without a pin or a writer's datacenter nothing changes: the same seed
+// draws the same pipelines as a request that never heard of them.
+TEST_P(PinnedDatacenterTest, AnUnknownPinDrawsLikeNoPin) {
+  auto a = MustMake(GetParam()), b = MustMake(GetParam());
+  std::mt19937_64 ra(9), rb(9);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 2}});
+  for (int trial = 0; trial < 100; ++trial) {
+    PlacementRequest plain = Request(2);
+    PlacementRequest pinned = Request(2);
+    pinned.datacenter = "dc9";  // no such datacenter: nothing to pick there
+    if (GetParam() != "hdfs") pinned.writer_datacenter = "dc2";  // only hdfs reads it
+    EXPECT_EQ(*a->Choose(plain, nodes, ra), *b->Choose(pinned, nodes, rb)) << trial;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PinnedDatacenterTest,
+                         ::testing::ValuesIn(PlacementPolicyNames()),
+                         [](const auto& info) { return info.param; });
+
+// hdfs with a pin: replica 1 in the pinned datacenter, replica 2 outside it
+// (HDFS's off-rack second replica), replica 3 beside 2.
+TEST(HdfsPolicyTest, PinnedDatacenterThenOtherDatacenterThenBesideSecond) {
+  auto policy = MustMake("hdfs");
+  std::mt19937_64 rng(11);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 3}, {"dc3", 3}});
+  for (int trial = 0; trial < 200; ++trial) {
+    PlacementRequest req = Request(3);
+    req.datacenter = "dc3";
+    auto chosen = policy->Choose(req, nodes, rng);
+    ASSERT_TRUE(chosen.ok());
+    ASSERT_EQ(chosen->size(), 3u);
+    EXPECT_EQ(Find(nodes, (*chosen)[0]).datacenter, "dc3");
+    EXPECT_NE(Find(nodes, (*chosen)[1]).datacenter, "dc3");
+    EXPECT_EQ(Find(nodes, (*chosen)[2]).datacenter, Find(nodes, (*chosen)[1]).datacenter);
+  }
+}
+
+// The writer wins inside the pinned datacenter; a writer elsewhere does not
+// pull replica 1 out of it.
+TEST(HdfsPolicyTest, WriterInsideThePinWinsWriterOutsideDoesNot) {
+  auto policy = MustMake("hdfs");
+  std::mt19937_64 rng(12);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 3}});
+  PlacementRequest inside = Request(2);
+  inside.datacenter = "dc2";
+  inside.writer = "dc2-n01";
+  EXPECT_EQ(policy->Choose(inside, nodes, rng)->front(), "dc2-n01");
+  PlacementRequest outside = Request(2);
+  outside.datacenter = "dc2";
+  outside.writer = "dc1-n01";
+  for (int trial = 0; trial < 50; ++trial) {
+    EXPECT_EQ(Find(nodes, policy->Choose(outside, nodes, rng)->front()).datacenter, "dc2");
+  }
+}
+
+// A client that names only its datacenter writes like a worker there:
+// replica 1 in that datacenter, replica 2 in another.
+TEST(HdfsPolicyTest, WriterDatacenterTakesReplicaOne) {
+  auto policy = MustMake("hdfs");
+  std::mt19937_64 rng(13);
+  const auto nodes = MakeNodes({{"dc1", 3}, {"dc2", 3}});
+  for (int trial = 0; trial < 100; ++trial) {
+    PlacementRequest req = Request(2);
+    req.writer_datacenter = "dc1";
+    auto chosen = policy->Choose(req, nodes, rng);
+    ASSERT_TRUE(chosen.ok());
+    EXPECT_EQ(Find(nodes, (*chosen)[0]).datacenter, "dc1");
+    EXPECT_EQ(Find(nodes, (*chosen)[1]).datacenter, "dc2");
+  }
+}
+
 }  // namespace
 }  // namespace mr::dfs

@@ -148,7 +148,8 @@ TEST_F(JobIntegrationTest, RecordsFilteringPercentagesAndTraffic) {
     EXPECT_EQ((*r)["inter_dc_bytes"].get<int64_t>(),
               (*r)["map_input_bytes"]["other_dc"].get<int64_t>() + sh["other_dc"].get<int64_t>() +
                   (*r)["output_replication_bytes"]["other_dc"].get<int64_t>() +
-                  (*r)["prefetch_inter_dc_bytes"].get<int64_t>());
+                  (*r)["prefetch_inter_dc_bytes"].get<int64_t>() +
+                  (*r)["client_inter_dc_bytes"].get<int64_t>());
     int tasks = 0;
     for (const auto& [w, n] : (*r)["tasks_per_worker"].items()) tasks += n.get<int>();
     EXPECT_EQ(tasks, (*r)["maps_total"].get<int>() + 2);

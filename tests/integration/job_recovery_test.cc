@@ -88,7 +88,8 @@ class JobRecoveryTest : public JobTest, public ::testing::WithParamInterface<std
               r["map_input_bytes"]["other_dc"].get<int64_t>() +
                   r["shuffle_bytes"]["other_dc"].get<int64_t>() +
                   r["output_replication_bytes"]["other_dc"].get<int64_t>() +
-                  r["prefetch_inter_dc_bytes"].get<int64_t>());
+                  r["prefetch_inter_dc_bytes"].get<int64_t>() +
+                  r["client_inter_dc_bytes"].get<int64_t>());
   }
 
   // The only job's id, once the master lists it.

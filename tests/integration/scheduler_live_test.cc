@@ -45,7 +45,8 @@ void ExpectMetricsRecorded(const json& r) {
             r["map_input_bytes"]["other_dc"].get<int64_t>() +
                 r["shuffle_bytes"]["other_dc"].get<int64_t>() +
                 r["output_replication_bytes"]["other_dc"].get<int64_t>() +
-                r["prefetch_inter_dc_bytes"].get<int64_t>());
+                r["prefetch_inter_dc_bytes"].get<int64_t>() +
+                r["client_inter_dc_bytes"].get<int64_t>());
   EXPECT_GT(r["jtt_ms"].get<double>(), 0);
   int tasks = 0;
   for (const auto& [worker, n] : r["tasks_per_worker"].items()) tasks += n.get<int>();

@@ -149,6 +149,46 @@ TEST(LineReaderTest, EverySplittingReadsEveryLineOnce) {
   }
 }
 
+// The DFS records each block's byte before it (BlockRef.byte_before); a
+// map that is given it must return exactly the same lines as one that
+// reads that byte, at every split of every input, and read nothing before
+// its split's start.
+TEST(LineReaderTest, AKnownByteBeforeGivesTheSameLinesAndReadsNothingBeforeTheStart) {
+  for (const std::string& data : Inputs()) {
+    SCOPED_TRACE(testing::PrintToString(data));
+    const int64_t len = data.size();
+    for (int64_t buffer : {int64_t{1}, int64_t{3}, LineReader::kDefaultBufferBytes}) {
+      for (int64_t start = 1; start < len; ++start) {
+        for (int64_t end = start + 1; end <= len; ++end) {
+          const std::vector<Line> want = ReadSplit(data, start, end, 1, buffer);
+          int64_t lowest = len;
+          LineReader::ReadFn read = [&](int64_t offset, int64_t n, std::string* out) {
+            lowest = std::min(lowest, offset);
+            EXPECT_LE(offset + n, len);
+            *out = data.substr(offset, n);
+            return Status::OK();
+          };
+          LineReader reader(read, len, start, end, 1, buffer);
+          reader.set_byte_before(data[start - 1]);
+          std::vector<Line> got;
+          std::string_view text;
+          Line line;
+          for (;;) {
+            Result<bool> more = reader.Next(&text, &line.offset, &line.in_split);
+            ASSERT_TRUE(more.ok()) << more.status().ToString();
+            if (!*more) break;
+            line.text = std::string(text);
+            got.push_back(line);
+          }
+          ASSERT_EQ(got, want) << "split [" << start << ", " << end << ") buffer " << buffer;
+          EXPECT_GE(lowest, start)
+              << "split [" << start << ", " << end << ") read before its start";
+        }
+      }
+    }
+  }
+}
+
 TEST(LineReaderTest, LookaheadLinesAreTheNextLines) {
   // After its own lines a split must return the first `k` lines that start
   // at or after its end, marked in_split == false (Permu reads its triples'
