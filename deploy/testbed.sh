@@ -283,7 +283,11 @@ case "$cmd" in
       *) netns_hosts | grep -qxF "${args[0]}" || die "no node '${args[0]}' (have: $(netns_hosts | tr '\n' ' ')router switch)"
          ns="$(netns_ns "${args[0]}")" ;;
     esac
-    exec ip netns exec "$ns" env MR_CONFIG="$DIR/cluster.toml" \
+    # The client is in no worker's address, so mrctl cannot infer its
+    # datacenter: say it (its sample reads are counted against it).
+    where=()
+    [[ "${args[0]}" == client ]] && where=(MR_DATACENTER="dc$client_dc")
+    exec ip netns exec "$ns" env MR_CONFIG="$DIR/cluster.toml" "${where[@]}" \
       PATH="$BUILD/tools:$BUILD/master:$BUILD/worker:$PATH" "${run[@]}"
     ;;
   counters)

@@ -426,7 +426,9 @@ int main(int argc, char** argv) {
   app.add_option("--datacenter", o.target.datacenter,
                  "the datacenter mrctl runs in: reads take the nearest replicas, hdfs placement "
                  "writes replica 1 there, tls = inter-dc leaves links inside it plain (default: "
-                 "inferred from the workers' addresses for reads and writes, else unknown)");
+                 "$MR_DATACENTER, else inferred from the workers' addresses for reads and "
+                 "writes, else unknown)")
+      ->envname("MR_DATACENTER");
   app.add_option("--node", o.target.node,
                  "the worker mrctl runs beside (its id): as --datacenter, and replica 1 on that "
                  "node (default: inferred from the workers' addresses)");

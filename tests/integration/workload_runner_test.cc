@@ -108,12 +108,9 @@ TEST_F(WorkloadRunnerTest, ATinyWorkloadRunsAndEveryOutputMatchesTheOracle) {
   EXPECT_EQ(grep, 2);
 }
 
-// Job-datacenter placement needs `mrctl dfs put --datacenter` (the DFS half
-// of issue 12 point 3): until mrctl has it, this test skips.
+// Job-datacenter placement: each input put with `mrctl dfs put --datacenter`
+// of its job's datacenter (replication 1, so every block is there).
 TEST_F(WorkloadRunnerTest, JobDatacenterPlacementPutsEachInputInItsJobsDatacenter) {
-  if (Shell(Mrctl() + " dfs put --help").out.find("--datacenter") == std::string::npos) {
-    GTEST_SKIP() << "mrctl dfs put has no --datacenter yet";
-  }
   LocalCluster c(4, 2, "--heartbeat-ms 100 --scheduler fifo");
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = WriteScenario("job-datacenter");
