@@ -34,26 +34,19 @@
 #
 # Needs root; exits 77 (ctest: skipped) with one line otherwise.
 set -euo pipefail
-export LC_ALL=C
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${MR_BUILD_DIR:-$ROOT/build}"
-full=0 deb="${MR_DEB:-}" keep=0 tls=off
+# shellcheck source=tests/lib/root_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+root_test_begin vps_playbook "network namespaces, sshd, dpkg" "$@"
+full=0 deb="${MR_DEB:-}" tls=off
+set -- "${REST[@]}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --full) full=1; shift ;;
     --tls) tls="$2"; shift 2 ;;
     --deb) deb="$2"; shift 2 ;;
-    --build) BUILD="$2"; shift 2 ;;
-    --keep) keep=1; shift ;;
-    *) echo "vps_playbook: unknown option '$1'" >&2; exit 2 ;;
+    *) unknown_option "$1" ;;
   esac
 done
-say() { echo "vps_playbook: $*"; }
-fail() { echo "vps_playbook: FAIL: $*" >&2; exit 1; }
-
-if [[ $(id -u) -ne 0 ]]; then
-  say "SKIP: needs root (network namespaces, sshd, dpkg)"; exit 77
-fi
 for tool in ansible-playbook sshd nft unshare start-stop-daemon ethtool ssh-keygen dpkg-deb; do
   command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
 done

@@ -18,20 +18,10 @@
 #   tests/deploy/vps_tls_capture_test.sh [--build DIR] [--keep]
 # Needs root (namespaces, tcpdump); exits 77 (ctest: skipped) otherwise.
 set -euo pipefail
-export LC_ALL=C
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${MR_BUILD_DIR:-$ROOT/build}"
-keep=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --build) BUILD="$2"; shift 2 ;;
-    --keep) keep=1; shift ;;
-    *) echo "vps_tls_capture: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
-say() { echo "vps_tls_capture: $*"; }
-fail() { echo "vps_tls_capture: FAIL: $*" >&2; exit 1; }
-if [[ $(id -u) -ne 0 ]]; then say "SKIP: needs root (network namespaces, tcpdump)"; exit 77; fi
+# shellcheck source=tests/lib/root_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+root_test_begin vps_tls_capture "network namespaces, tcpdump" "$@"
+for arg in "${REST[@]}"; do unknown_option "$arg"; done
 for tool in tcpdump ethtool; do
   command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
 done

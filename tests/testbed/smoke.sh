@@ -25,21 +25,10 @@
 #
 # Needs root; exits 77 (ctest: skipped) with one line otherwise.
 set -euo pipefail
-export LC_ALL=C
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${MR_BUILD_DIR:-$ROOT/build}"
-keep=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --build) BUILD="$2"; shift 2 ;;
-    --keep) keep=1; shift ;;
-    *) echo "testbed_smoke: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
-say() { echo "testbed_smoke: $*"; }
-fail() { echo "testbed_smoke: FAIL: $*" >&2; exit 1; }
-
-if [[ $(id -u) -ne 0 ]]; then say "SKIP: needs root (network namespaces, tc, nft)"; exit 77; fi
+# shellcheck source=tests/lib/root_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+root_test_begin testbed_smoke "network namespaces, tc, nft" "$@"
+for arg in "${REST[@]}"; do unknown_option "$arg"; done
 for tool in tc nft jq ethtool ip awk; do
   command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
 done
