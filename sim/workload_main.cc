@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   run->add_flag("--keep-inputs", o.keep_inputs, "keep the generated inputs in OUT/inputs");
   run->add_option("--timeout", o.timeout_s, "seconds the submitted jobs may take in all")
       ->capture_default_str();
+  run->add_option("--before-jobs", o.before_jobs,
+                  "shell command to run after the puts, just before the first submission");
   run->add_option("--set", sets, "override a scenario key, e.g. --set live.time_scale=10");
   app.footer("Exit status: 0 every job succeeded, 1 a job or a cluster call failed, 2 bad input.");
   try {
