@@ -64,6 +64,7 @@ command -v jq >/dev/null || die "jq is missing (deploy/install-deps.sh)"
 workload="$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+echo "$policies" >"$out/policies.txt"  # the report's order
 deadline=$((SECONDS + max_minutes * 60))
 
 kernel=0

@@ -59,8 +59,7 @@ int main(int argc, char** argv) {
       "report", "turn bench/live_policies.sh's DIR into DIR/report.md, *.csv and *.svg");
   report->add_option("DIR", report_dir, "the --out directory of bench/live_policies.sh")
       ->required();
-  report->add_option("--workload", report_workload, "the scenario file the runs used")
-      ->required();
+  report->add_option("--workload", report_workload, "the scenario file the runs used")->required();
   app.footer("Exit status: 0 every job succeeded, 1 a job or a cluster call failed, 2 bad input.");
   try {
     app.parse(argc, argv);

@@ -39,11 +39,20 @@ void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int
   Json recs = Json::array();
   int id = 1;
   for (const char* t : {"wc", "sc", "ii", "grep", "permu"}) {
-    jobs["jobs"].push_back({{"job_id", id}, {"type", t}, {"state", "succeeded"}, {"jtt_ms", 2000},
-                            {"maps_node_local", 1}, {"maps_rack_local", 0}, {"maps_dc_local", 0},
-                            {"maps_off_dc", 1}, {"reduce_data_locality_rate", 0.5},
-                            {"inter_dc_bytes", int_bytes}, {"int_map_input", int_bytes},
-                            {"int_shuffle", 0}, {"int_output", 0}, {"int_prefetch", 0},
+    jobs["jobs"].push_back({{"job_id", id},
+                            {"type", t},
+                            {"state", "succeeded"},
+                            {"jtt_ms", 2000},
+                            {"maps_node_local", 1},
+                            {"maps_rack_local", 0},
+                            {"maps_dc_local", 0},
+                            {"maps_off_dc", 1},
+                            {"reduce_data_locality_rate", 0.5},
+                            {"inter_dc_bytes", int_bytes},
+                            {"int_map_input", int_bytes},
+                            {"int_shuffle", 0},
+                            {"int_output", 0},
+                            {"int_prefetch", 0},
                             {"client_inter_dc_bytes", nullptr}});
     recs.push_back({{"id", id},
                     {"shuffle_bytes", {{"local", 30}, {"same_dc", 10}, {"other_dc", 60}}},
@@ -53,12 +62,19 @@ void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int
   Write(dir + "/jobs.json", jobs);
   Write(dir + "/records.json", recs);
   Write(dir + "/meta.json", {{"load_before", {1.5, 1, 1}}, {"load_after", {2.5, 1, 1}}});
-  Write(dir + "/counters.json",
-        {{"pairs",
-          {{{"from", "dc1"}, {"to", "dc2"}, {"worker_bytes", kernel_bytes * 0.75}, {"client_bytes", 7},
-            {"control_bytes", 9}, {"htb_dropped", 0}},
-           {{"from", "dc2"}, {"to", "dc1"}, {"worker_bytes", kernel_bytes * 0.25}, {"client_bytes", 0},
-            {"control_bytes", 1}, {"htb_dropped", 0}}}}});
+  Write(dir + "/counters.json", {{"pairs",
+                                  {{{"from", "dc1"},
+                                    {"to", "dc2"},
+                                    {"worker_bytes", kernel_bytes * 0.75},
+                                    {"client_bytes", 7},
+                                    {"control_bytes", 9},
+                                    {"htb_dropped", 0}},
+                                   {{"from", "dc2"},
+                                    {"to", "dc1"},
+                                    {"worker_bytes", kernel_bytes * 0.25},
+                                    {"client_bytes", 0},
+                                    {"control_bytes", 1},
+                                    {"htb_dropped", 0}}}}});
 }
 
 // The line of summary.csv for (policy, type, metric).
@@ -73,7 +89,8 @@ std::string SummaryLine(const std::string& dir, const std::string& prefix) {
 TEST(LiveReport, MediansRangesKernelRatioAndTasks) {
   const std::string dir = testing::TempDir() + "/live-report-1";
   fs::remove_all(dir);
-  // fifo: INT per job 100, 400, 200 (median 200, mean 233) over three repetitions; kernel 1.05 x INT.
+  // fifo: INT per job 100, 400, 200 (median 200, mean 233) over three repetitions; kernel 1.05 x
+  // INT.
   WriteRep(dir + "/fifo/rep1", 100, 5 * 100 * 1.05, 3);
   WriteRep(dir + "/fifo/rep2", 400, 5 * 400 * 1.05, 5);
   WriteRep(dir + "/fifo/rep3", 200, 5 * 200 * 1.05, 7);
@@ -109,12 +126,14 @@ TEST(LiveReport, MediansRangesKernelRatioAndTasks) {
 TEST(LiveReport, PaperClaimJudgedOnLiveNumbers) {
   const std::string dir = testing::TempDir() + "/live-report-2";
   fs::remove_all(dir);
-  for (const char* p : {"fifo", "fair", "capacity"}) WriteRep(dir + "/" + p + "/rep1", 300, 1575, 2);
+  for (const char* p : {"fifo", "fair", "capacity"})
+    WriteRep(dir + "/" + p + "/rep1", 300, 1575, 2);
   for (const char* p : {"joss-t", "joss-j"}) WriteRep(dir + "/" + p + "/rep1", 100, 525, 2);
   ASSERT_TRUE(WriteLiveReport(dir, test::SourceDir() + "/sim/scenarios/joss-small-live.toml").ok());
   const std::string md = Slurp(dir + "/report.md");
-  EXPECT_NE(md.find("| JoSS §6.1, Fig. 9 | **reproduced**: JoSS's mean INT as a share of: FIFO 33.3 %"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| JoSS §6.1, Fig. 9 | **reproduced**: JoSS's mean INT as a share of: FIFO 33.3 %"),
+      std::string::npos)
       << md;
   EXPECT_TRUE(fs::exists(dir + "/live-joss-small-int.svg"));
 }
