@@ -15,8 +15,9 @@
 # real VPSs), no kernel columns. Repetitions are interleaved and the policy
 # order rotates each repetition, so load drift hits every policy alike. Per
 # repetition x policy, in OUT/POLICY/repN: `mrctl scheduler set POLICY`,
-# the load average, `mr-workload run` (its --before-jobs resets the kernel
-# counters after the uploads), counters after (counters.json), every job's
+# the load average, counters reset, `mr-workload run` (its --before-jobs
+# saves what the uploads moved, counters-puts.json, and resets the kernel
+# counters again), counters after the jobs (counters.json), every job's
 # record (records.json), the load average after (meta.json). The whole run
 # stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
@@ -105,6 +106,7 @@ for ((rep = 1; rep <= reps; rep++)); do
     load_before="$(loadavg)"
     hook=""
     if ((kernel)); then
+      "$ROOT/deploy/testbed.sh" counters --dir "$tb" --reset >/dev/null  # from here: the puts
       hook="$ROOT/deploy/testbed.sh counters --dir $tb --reset >$dir/counters-puts.json"
     fi
     t0=$SECONDS
