@@ -113,6 +113,10 @@ class LiveRun {
       if (r.exit_code != 0) return Fail(r.err, 1);
     }
     if (const int rc = PutInputs(); rc != 0) return rc;
+    if (!o_.before_jobs.empty()) {
+      const CommandResult r = Run({"/bin/sh", "-c", o_.before_jobs});
+      if (r.exit_code != 0) return Fail("--before-jobs failed: " + r.err, 1);
+    }
     if (const int rc = SubmitAndWait(); rc != 0) return rc;
     return WriteResults();
   }

@@ -36,6 +36,11 @@ struct LiveRunOptions {
   bool commands = false;     // with dry_run: also the mrctl commands
   bool keep_inputs = false;  // keep OUT/inputs/* after the puts
   int64_t timeout_s = 3600;  // for the whole timed phase
+  // A shell command run after the puts, just before the timed phase (e.g.
+  // bench/live_policies.sh resets the testbed's kernel counters there, so
+  // they cover the jobs and not the uploads); "" = none. Its failure fails
+  // the run (exit 1).
+  std::string before_jobs;
 };
 
 // Runs (or with dry_run prints) the workload. Returns the exit status: 0

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/version.h"
+#include "sim/live_report.h"
 #include "sim/live_runner.h"
 
 namespace {
@@ -50,7 +51,15 @@ int main(int argc, char** argv) {
   run->add_flag("--keep-inputs", o.keep_inputs, "keep the generated inputs in OUT/inputs");
   run->add_option("--timeout", o.timeout_s, "seconds the submitted jobs may take in all")
       ->capture_default_str();
+  run->add_option("--before-jobs", o.before_jobs,
+                  "shell command to run after the puts, just before the first submission");
   run->add_option("--set", sets, "override a scenario key, e.g. --set live.time_scale=10");
+  std::string report_dir, report_workload;
+  auto* report = app.add_subcommand(
+      "report", "turn bench/live_policies.sh's DIR into DIR/report.md, *.csv and *.svg");
+  report->add_option("DIR", report_dir, "the --out directory of bench/live_policies.sh")
+      ->required();
+  report->add_option("--workload", report_workload, "the scenario file the runs used")->required();
   app.footer("Exit status: 0 every job succeeded, 1 a job or a cluster call failed, 2 bad input.");
   try {
     app.parse(argc, argv);
@@ -58,6 +67,15 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "mr-workload: " << e.what() << " (mr-workload --help for usage)\n";
     return 2;
+  }
+  if (report->parsed()) {
+    const mr::Status s = mr::sim::WriteLiveReport(report_dir, report_workload);
+    if (!s.ok()) {
+      std::cerr << "mr-workload: " << s.ToString() << "\n";
+      return s.IsIOError() ? 1 : 2;
+    }
+    std::cout << report_dir << "/report.md\n";
+    return 0;
   }
   for (const std::string& s : sets) {
     auto ov = mr::sim::ParseOverride(s);
