@@ -245,7 +245,9 @@ keep_sum="$(sha256sum <"$T/keep.bin" | cut -d' ' -f1)"
 mrctl_c1 dfs put --replication 2 "$T/keep.bin" /data/keep.bin >/dev/null
 "$BUILD/tools/mrctl" gen text "$T/big.txt" --size 32M --seed 6 >/dev/null
 chmod 644 "$T/big.txt"
-mrctl_c1 dfs put --replication 2 "$T/big.txt" /data/big.txt >/dev/null
+# 1 MiB blocks: 32 maps in several waves of heartbeats, so the job is still
+# running when `job show` asks (one 32 MiB map can finish first on a quiet machine).
+mrctl_c1 dfs put --replication 2 --block-size 1M "$T/big.txt" /data/big.txt >/dev/null
 job="$(mrctl_c1 job run wordcount -i /data/big.txt -o /out/wc2 -r 2 --json | jq -r .id)"
 [[ "$job" =~ ^[0-9]+$ ]] || fail "could not submit the job to run during the upgrade"
 before="$(mrctl_c1 job show "$job" --json | jq -r .state)"
