@@ -103,14 +103,7 @@ void Master::MembershipChanged(const pb::WorkerInfo& info) {
 }
 
 void Master::FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members) const {
-  for (const std::string& id : worker_order_) {
-    pb::WorkerInfo* m = members->Add();
-    const pb::WorkerInfo& info = workers_.at(id)->info;
-    m->set_id(info.id());
-    m->set_address(info.address());
-    m->set_datacenter(info.datacenter());
-    m->set_rack(info.rack());
-  }
+  for (const std::string& id : worker_order_) *members->Add() = workers_.at(id)->info;
 }
 
 Status Master::PersistWorker(const WorkerState& w) {
