@@ -243,14 +243,21 @@ head -c $((3 << 20)) /dev/urandom >"$T/keep.bin"
 chmod 644 "$T/keep.bin"
 keep_sum="$(sha256sum <"$T/keep.bin" | cut -d' ' -f1)"
 mrctl_c1 dfs put --replication 2 "$T/keep.bin" /data/keep.bin >/dev/null
-"$BUILD/tools/mrctl" gen text "$T/big.txt" --size 32M --seed 6 >/dev/null
-chmod 644 "$T/big.txt"
-# 1 MiB blocks: 32 maps in several waves of heartbeats, so the job is still
-# running when `job show` asks (one 32 MiB map can finish first on a quiet machine).
-mrctl_c1 dfs put --replication 2 --block-size 1M "$T/big.txt" /data/big.txt >/dev/null
-job="$(mrctl_c1 job run wordcount -i /data/big.txt -o /out/wc2 -r 2 --json | jq -r .id)"
-[[ "$job" =~ ^[0-9]+$ ]] || fail "could not submit the job to run during the upgrade"
-before="$(mrctl_c1 job show "$job" --json | jq -r .state)"
+# A job still running when the upgrade begins: on a quiet machine a small
+# one can finish before `job show` asks, so the input grows until it does
+# not (32, 128, 512 MiB of 1 MiB blocks; bounded).
+before=none
+for size in 32 128 512; do
+  "$BUILD/tools/mrctl" gen text "$T/big.txt" --size "${size}M" --seed 6 >/dev/null
+  chmod 644 "$T/big.txt"
+  mrctl_c1 dfs put --replication 2 --block-size 1M "$T/big.txt" "/data/big$size.txt" >/dev/null
+  out="/out/wc2-$size"
+  job="$(mrctl_c1 job run wordcount -i "/data/big$size.txt" -o "$out" -r 2 --json | jq -r .id)"
+  [[ "$job" =~ ^[0-9]+$ ]] || fail "could not submit the job to run during the upgrade"
+  before="$(mrctl_c1 job show "$job" --json | jq -r .state)"
+  [[ "$before" == running ]] && break
+  say "job $job ($size MiB) was '$before' before the upgrade could begin; again with more input"
+done
 [[ "$before" == running ]] || fail "job $job is '$before' before the upgrade began, not running (input too small for this machine?)"
 start=$SECONDS
 if ! playbook "$T/upgrade.log" --tags upgrade -e "mr_deb=$deb2"; then
@@ -270,7 +277,7 @@ for _ in $(seq 1 300); do
   sleep 1
 done
 [[ "$state" == succeeded ]] || fail "job $job ended '$state' after the upgrade: $(mrctl_c1 job show "$job" --json | jq -r .error)"
-mrctl_c1 dfs cat /out/wc2 | sort >"$T/wc2.got"
+mrctl_c1 dfs cat "$out" | sort >"$T/wc2.got"
 tr ' \t\n\r\f\v' '[\n*]' <"$T/big.txt" | awk 'length' | sort | uniq -c |
   sed -E 's/^ *([0-9]+) (.*)$/\2\t\1/' >"$T/wc2.want"
 cmp -s "$T/wc2.want" "$T/wc2.got" || fail "job $job's output after the upgrade differs from tr | sort | uniq -c"
