@@ -7,7 +7,8 @@
 #   bench/live_policies.sh --workload FILE --policies fifo,fair,joss-t [--reps 3]
 #        [--rate 100mbit] [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--out DIR=live-policies-out] [--cluster CONFIG] [--build DIR=build]
-#        [--max-minutes M=60] [--job-timeout S=900] [--client-dc D=1]
+#        [--max-minutes M=60] [--job-timeout S=900] [--client-dc D=1] [--verify]
+#        [--set KEY=VALUE]...
 #
 # Without --cluster (root): `deploy/testbed.sh up` once in OUT/testbed, torn
 # down in an EXIT trap; the kernel's inter-datacenter counters are read
@@ -17,8 +18,10 @@
 # repetition x policy, in OUT/POLICY/repN: `mrctl scheduler set POLICY`,
 # the load average, counters reset, `mr-workload run` (its --before-jobs
 # saves what the uploads moved, counters-puts.json, and resets the kernel
-# counters again), counters after the jobs (counters.json), every job's
-# record (records.json), the load average after (meta.json). The whole run
+# counters again), counters as soon as the jobs end (its --after-jobs:
+# counters.json), every job's record (records.json), the load average after
+# (meta.json). --verify has mr-workload compare every output with mr-local's
+# (jobs.csv `verified`); --set is passed to mr-workload and mr-sim. The whole run
 # stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
 # failed (the report is still written from the rest); 2 bad usage.
@@ -32,6 +35,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 workload="" policies="" reps=3 rate="100mbit" dcs=2 workers=2 out="live-policies-out"
 cluster="" build="${MR_BUILD_DIR:-$ROOT/build}" max_minutes=60 job_timeout=900 client_dc=1
+verify=() sets=()
 while (($#)); do
   case "$1" in
     --workload) workload="$2"; shift 2 ;;
@@ -46,6 +50,8 @@ while (($#)); do
     --max-minutes) max_minutes="$2"; shift 2 ;;
     --job-timeout) job_timeout="$2"; shift 2 ;;
     --client-dc) client_dc="$2"; shift 2 ;;
+    --verify) verify=(--verify); shift ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help for usage)" ;;
   esac
@@ -79,6 +85,7 @@ if [[ -z "$cluster" ]]; then
   started=$SECONDS
   "$ROOT/deploy/testbed.sh" up --dir "$tb" --datacenters "$dcs" --workers "$workers" --rate "$rate" \
     --client-dc "$client_dc" --build "$build" >"$out/testbed-up.txt"
+  "$ROOT/deploy/testbed.sh" status --dir "$tb" >"$out/testbed-status.txt"  # its prefix, rates, pids
   say "testbed up in $((SECONDS - started)) s: $dcs datacenters x $workers workers at $rate"
   client() { "$ROOT/deploy/testbed.sh" exec --dir "$tb" client -- "$@"; }
 else
@@ -104,19 +111,19 @@ for ((rep = 1; rep <= reps; rep++)); do
     rm -rf "$dir" && mkdir -p "$dir"
     mrctl scheduler set "$p" >"$dir/scheduler.txt" 2>&1 || { say "$p: scheduler set failed: $(cat "$dir/scheduler.txt")"; failed=1; continue; }
     load_before="$(loadavg)"
-    hook=""
+    hooks=()
     if ((kernel)); then
       "$ROOT/deploy/testbed.sh" counters --dir "$tb" --reset >/dev/null  # from here: the puts
-      hook="$ROOT/deploy/testbed.sh counters --dir $tb --reset >$dir/counters-puts.json"
+      hooks=(--before-jobs "$ROOT/deploy/testbed.sh counters --dir $tb --reset >$dir/counters-puts.json"
+             --after-jobs "$ROOT/deploy/testbed.sh counters --dir $tb >$dir/counters.json")
     fi
     t0=$SECONDS
     rc=0
     client "$build/sim/mr-workload" run "$workload" --out "$dir" \
       --timeout "$((left < job_timeout ? left : job_timeout))" \
-      --dfs-root "/live-policies/$p/rep$rep" ${hook:+--before-jobs "$hook"} \
+      --dfs-root "/live-policies/$p/rep$rep" "${hooks[@]}" "${verify[@]}" "${sets[@]}" \
       >"$dir/mr-workload.out" 2>"$dir/mr-workload.err" || rc=$?
     secs=$((SECONDS - t0))
-    ((kernel)) && "$ROOT/deploy/testbed.sh" counters --dir "$tb" >"$dir/counters.json"
     load_after="$(loadavg)"
     # Every job's full record (tasks per worker, INT by component).
     if [[ -f "$dir/jobs.csv" ]]; then
@@ -140,8 +147,8 @@ done
 # the policy by name with its defaults.
 mkdir -p "$out/sim"
 for p in "${POLICY[@]}"; do
-  if ! "$build/sim/mr-sim" run "$workload" --json --quiet --only "$p" >"$out/sim/$p.json" 2>"$out/sim/$p.err"; then
-    "$build/sim/mr-sim" run "$workload" --json --quiet --set "schedulers.0.name=\"$p\"" \
+  if ! "$build/sim/mr-sim" run "$workload" --json --quiet "${sets[@]}" --only "$p" >"$out/sim/$p.json" 2>"$out/sim/$p.err"; then
+    "$build/sim/mr-sim" run "$workload" --json --quiet "${sets[@]}" --set "schedulers.0.name=\"$p\"" \
       --set "schedulers.0.label=\"$p\"" --set "schedulers.0.params={}" --only "$p" \
       >"$out/sim/$p.json" 2>"$out/sim/$p.err" || { say "mr-sim $p: $(cat "$out/sim/$p.err")"; rm -f "$out/sim/$p.json"; }
   fi

@@ -54,10 +54,15 @@ struct Tally {
   double int_all = 0, int_map = 0, int_shuffle = 0, int_output = 0, int_prefetch = 0;
   double client = 0;
   bool client_known = true;
+  double compared = 0, wrong = 0;  // outputs checked against mr-local (--verify)
 
   void Add(const Json& row, const Json* rec) {
     ++jobs;
     if (row.value("state", "") != "succeeded") ++failed;
+    if (row.contains("verified") && row["verified"].is_boolean()) {
+      ++compared;
+      if (!row["verified"].get<bool>()) ++wrong;
+    }
     jtt_ms += Z(Num(row, "jtt_ms"));
     node += Z(Num(row, "maps_node_local")), rack += Z(Num(row, "maps_rack_local"));
     dc += Z(Num(row, "maps_dc_local")), off += Z(Num(row, "maps_off_dc"));
@@ -81,6 +86,7 @@ struct Tally {
     Metrics m;
     m["jobs"] = jobs;
     m["failed_jobs"] = failed;
+    m["wrong_outputs"] = compared > 0 ? wrong : NAN;
     m["jtt_s"] = jobs > 0 ? jtt_ms / jobs / 1000 : NAN;
     m["maps"] = maps;
     m["vps_locality_rate"] = maps > 0 ? node / maps : NAN;
@@ -395,11 +401,12 @@ Status WriteLiveReport(const std::string& dir, const std::string& workload) {
     std::vector<std::vector<std::string>> rows;
     for (const PolicyRuns& p : pols) {
       rows.push_back({p.label, std::to_string(p.reps), Cell(p, "all", "failed_jobs", 1, 0),
-                      Cell(p, "all", "wall_s", 1, 1), Cell(p, "all", "load_before", 1, 2),
+                      Cell(p, "all", "wrong_outputs", 1, 0), Cell(p, "all", "wall_s", 1, 1), Cell(p, "all", "load_before", 1, 2),
                       Cell(p, "all", "load_after", 1, 2)});
     }
     md += "## Runs\n\n" +
-          Table({"policy", "reps", "failed jobs", "timed phase s", "load before", "load after"},
+          Table({"policy", "reps", "failed jobs", "outputs ≠ mr-local", "timed phase s",
+                 "load before", "load after"},
                 rows) +
           "\n";
     for (const PolicyRuns& p : pols) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -75,6 +76,7 @@ struct LiveJobPlan {
   int64_t at_ms = 0;                     // submit time after live.time_scale
   int64_t job_id = 0;
   int64_t submitted_ms = 0;  // actual, from the start of the timed phase
+  std::string verified;      // with verify: "yes", "no", or "" (not compared)
 };
 
 const char* Extension(const std::string& input) {
@@ -118,7 +120,13 @@ class LiveRun {
       if (r.exit_code != 0) return Fail("--before-jobs failed: " + r.err, 1);
     }
     if (const int rc = SubmitAndWait(); rc != 0) return rc;
-    return WriteResults();
+    if (!o_.after_jobs.empty()) {
+      const CommandResult r = Run({"/bin/sh", "-c", o_.after_jobs});
+      if (r.exit_code != 0) return Fail("--after-jobs failed: " + r.err, 1);
+    }
+    const int mismatches = o_.verify ? Verify() : 0;
+    const int rc = WriteResults();
+    return rc == 0 && mismatches > 0 ? 1 : rc;
   }
 
  private:
@@ -225,7 +233,7 @@ class LiveRun {
       const CommandResult r = Mrctl(j.put);
       if (r.exit_code != 0)
         return Fail("putting job " + std::to_string(j.planned.id) + "'s input: " + r.err, 1);
-      if (!o_.keep_inputs) std::filesystem::remove(j.local_input, ec);
+      if (!o_.keep_inputs && !o_.verify) std::filesystem::remove(j.local_input, ec);
     }
     err_ << "mr-workload: " << jobs_.size() << " inputs in " << root_ << "/in\n";
     return 0;
@@ -266,6 +274,63 @@ class LiveRun {
     return 0;
   }
 
+  // Compares each succeeded job's output (`mrctl dfs cat`, its parts in
+  // name order) with the concatenated parts of mr-local's run on the local
+  // copy of its input with the same reducers, split size (the block size)
+  // and parameters; sets j.verified. Returns the number that differ (or
+  // could not be compared), each named on err_. Called once, after every
+  // job has ended; removes the local inputs unless keep_inputs.
+  int Verify() {
+    int bad = 0;
+    std::error_code ec;
+    for (LiveJobPlan& j : jobs_) {
+      const json rec = json::parse(
+          Mrctl({"job", "show", std::to_string(j.job_id), "--json"}).out, nullptr, false);
+      if (!rec.is_object() || rec.value("state", "") != "succeeded") continue;
+      const std::string dir = o_.out_dir + "/oracle/" + std::to_string(j.planned.id);
+      std::filesystem::remove_all(dir, ec);
+      std::vector<std::string> argv = {o_.mr_local,        j.live->job,
+                                       "--input",          j.local_input,
+                                       "--output",         dir,
+                                       "--reducers",       std::to_string(j.planned.reduces),
+                                       "--split-bytes",    std::to_string(block_bytes_)};
+      for (const auto& [k, v] : j.live->params) argv.insert(argv.end(), {"--param", k + "=" + v});
+      const CommandResult oracle = Run(argv);
+      const CommandResult got = Mrctl({"dfs", "cat", j.dfs_output});
+      std::string want;
+      if (oracle.exit_code == 0) {
+        std::vector<std::filesystem::path> parts;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec)) parts.push_back(e.path());
+        std::sort(parts.begin(), parts.end());
+        for (const auto& part : parts) {
+          std::ifstream f(part, std::ios::binary);
+          want.append(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        }
+      }
+      std::filesystem::remove_all(dir, ec);
+      const bool same = oracle.exit_code == 0 && got.exit_code == 0 && got.out == want;
+      j.verified = same ? "yes" : "no";
+      if (same) continue;
+      ++bad;
+      Fail("job " + std::to_string(j.planned.id) + " (" + j.live->job + ", id " +
+               std::to_string(j.job_id) + "): " +
+               (oracle.exit_code != 0 ? "mr-local failed: " + oracle.err
+                : got.exit_code != 0  ? "dfs cat " + j.dfs_output + " failed: " + got.err
+                                      : "output (" + std::to_string(got.out.size()) +
+                                            " bytes) differs from mr-local's (" +
+                                            std::to_string(want.size()) + " bytes)"),
+           1);
+    }
+    if (!o_.keep_inputs) {
+      for (const LiveJobPlan& j : jobs_) std::filesystem::remove(j.local_input, ec);
+    }
+    const auto checked = std::count_if(jobs_.begin(), jobs_.end(),
+                                       [](const LiveJobPlan& j) { return !j.verified.empty(); });
+    err_ << "mr-workload: " << checked << " outputs compared with mr-local's, " << bad
+         << " differ\n";
+    return bad;
+  }
+
   int WriteResults() {
     static const char* kColumns[] = {"id",
                                      "job_id",
@@ -297,7 +362,8 @@ class LiveRun {
                                      "int_prefetch",
                                      "client_inter_dc_bytes",
                                      "input_bytes",
-                                     "output"};
+                                     "output",
+                                     "verified"};
     json rows = json::array();
     int failed = 0;
     int64_t first_submit = INT64_MAX, last_end = 0;
@@ -340,6 +406,7 @@ class LiveRun {
       // Counted by the client when the runtime records it (issue 12 point 6).
       row["client_inter_dc_bytes"] =
           rec.contains("client_inter_dc_bytes") ? rec["client_inter_dc_bytes"] : json(nullptr);
+      row["verified"] = j.verified.empty() ? json(nullptr) : json(j.verified == "yes");
       if (rec["state"] != "succeeded") ++failed;
       first_submit = std::min(first_submit, rec.value("submit_ms", int64_t{0}));
       last_end = std::max(last_end, rec.value("end_ms", int64_t{0}));

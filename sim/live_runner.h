@@ -8,7 +8,8 @@
 // replication (and `--datacenter` of the job's datacenter under
 // job-datacenter placement); then submit every job at its submit time ÷
 // live.time_scale, wait for all, and write OUT/jobs.csv and OUT/jobs.json,
-// one row per job from its record. It drives the cluster through `mrctl`
+// one row per job from its record (with `verify`, after comparing each
+// output with mr-local's). It drives the cluster through `mrctl`
 // processes, as a user would, so it needs no RPC code of its own.
 //
 // Not thread-safe; one run at a time per process.
@@ -41,6 +42,16 @@ struct LiveRunOptions {
   // they cover the jobs and not the uploads); "" = none. Its failure fails
   // the run (exit 1).
   std::string before_jobs;
+  // A shell command run as soon as every job has ended, before the records
+  // are read and outputs verified (bench/live_policies.sh reads the kernel
+  // counters there, so they do not count the verification's reads); "" =
+  // none. Its failure fails the run (exit 1).
+  std::string after_jobs;
+  // Compare every succeeded job's output with mr-local's on the same input,
+  // reducers, split size and parameters (the oracle); a difference fails
+  // the run (exit 1) and is named on `err`. Inputs are kept until then.
+  bool verify = false;
+  std::string mr_local = "mr-local";  // the oracle binary, for verify
 };
 
 // Runs (or with dry_run prints) the workload. Returns the exit status: 0

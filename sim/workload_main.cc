@@ -10,15 +10,15 @@
 
 namespace {
 
-// mrctl beside this binary (installed), or in the build tree (../tools),
-// else from $PATH.
-std::string DefaultMrctl() {
+// `name` beside this binary (installed), or in the build tree
+// (../BUILD_DIR), else from $PATH.
+std::string DefaultTool(const std::string& name, const std::string& build_dir) {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  for (const auto& p : {self / "mrctl", self.parent_path() / "tools" / "mrctl"}) {
+  for (const auto& p : {self / name, self.parent_path() / build_dir / name}) {
     if (!ec && std::filesystem::exists(p)) return p.string();
   }
-  return "mrctl";
+  return name;
 }
 
 }  // namespace
@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", mr::VersionLine("mr-workload"));
   app.require_subcommand(1);
   mr::sim::LiveRunOptions o;
-  o.mrctl = DefaultMrctl();
+  o.mrctl = DefaultTool("mrctl", "tools");
+  o.mr_local = DefaultTool("mr-local", "jobs");
   std::vector<std::string> sets;
   auto* run = app.add_subcommand(
       "run",
@@ -53,6 +54,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--before-jobs", o.before_jobs,
                   "shell command to run after the puts, just before the first submission");
+  run->add_option("--after-jobs", o.after_jobs,
+                  "shell command to run when every job has ended, before records and --verify");
+  run->add_flag("--verify", o.verify,
+                "compare every succeeded job's output with mr-local's on the same input");
+  run->add_option("--mr-local", o.mr_local, "the oracle binary, for --verify")
+      ->capture_default_str();
   run->add_option("--set", sets, "override a scenario key, e.g. --set live.time_scale=10");
   std::string report_dir, report_workload;
   auto* report = app.add_subcommand(

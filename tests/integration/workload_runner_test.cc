@@ -1,7 +1,8 @@
 // mr-workload on a real cluster: a tiny workload of 4 jobs of 2 types from a
 // scenario file — inputs generated and put, jobs submitted at the file's
 // (scaled) times, the runner waits for all and writes one CSV and JSON row
-// per job. Every output is checked against mr-local (the oracle).
+// per job. Every output is checked against mr-local (the oracle), by the test
+// and by mr-workload --verify.
 #include <fstream>
 
 #include "tests/integration/job_fixture.h"
@@ -115,12 +116,15 @@ TEST_F(WorkloadRunnerTest, JobDatacenterPlacementPutsEachInputInItsJobsDatacente
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = WriteScenario("job-datacenter");
   const CommandResult list = Shell(Quote(BuildDir() + "/sim/mr-sim") + " jobs " + Quote(file));
-  const CommandResult run = RunWorkload(c, file, "--dfs-root /wl");
+  const CommandResult run = RunWorkload(c, file, "--dfs-root /wl --verify");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("4 outputs compared with mr-local's, 0 differ"), std::string::npos)
+      << run.err;
   std::ifstream js(work_ + "/out/jobs.json");
   const json summary = json::parse(js, nullptr, false);
   ASSERT_EQ(summary["jobs"].size(), 4u);
   for (const json& row : summary["jobs"]) {
+    EXPECT_EQ(row["verified"], true) << row.dump();
     const std::string dc = row["datacenter"];
     EXPECT_TRUE(dc == "dc1" || dc == "dc2") << dc;
     const std::string type = row["type"], id = std::to_string(row["id"].get<int>());
@@ -129,6 +133,38 @@ TEST_F(WorkloadRunnerTest, JobDatacenterPlacementPutsEachInputInItsJobsDatacente
     for (const json& b : stat["blocks"]) {
       for (const json& d : b["datacenters"]) EXPECT_EQ(d, dc) << stat.dump();
     }
+  }
+}
+
+// --verify must be able to fail: --after-jobs (run when every job has ended,
+// before the check) replaces job 1's output with other bytes, so the run
+// exits 1, names the job, and marks its row verified = false while the
+// others stay true.
+TEST_F(WorkloadRunnerTest, VerifyReportsAnOutputThatDiffersFromMrLocal) {
+  LocalCluster c(4, 2, "--heartbeat-ms 100 --scheduler fifo");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  const std::string file = WriteScenario("uniform");
+  const std::string dry =
+      Shell(Quote(BuildDir() + "/sim/mr-sim") + " jobs " + Quote(file)).out;  // row 1: job 1
+  const std::string first = dry.substr(dry.find('\n') + 1);
+  const std::string type = first.substr(2, first.find(',', 2) - 2);
+  const std::string part = "/wl/out/1-" + type + "/part-00000";
+  const std::string mrctl = Mrctl() + " --config " + Quote(c.config());
+  const std::string tamper =
+      mrctl + " dfs rm " + part + " && " + mrctl + " dfs put /etc/hostname " + part;
+  const CommandResult run =
+      RunWorkload(c, file, "--dfs-root /wl --verify --after-jobs " + Quote(tamper));
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("job 1 (" + std::string(type == "wc" ? "wordcount" : "grep")),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("differs from mr-local's"), std::string::npos) << run.err;
+  std::ifstream js(work_ + "/out/jobs.json");
+  const json summary = json::parse(js, nullptr, false);
+  ASSERT_EQ(summary["jobs"].size(), 4u);
+  for (const json& row : summary["jobs"]) {
+    EXPECT_EQ(row["state"], "succeeded");
+    EXPECT_EQ(row["verified"], row["id"] != 1) << row.dump();
   }
 }
 
