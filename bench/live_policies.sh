@@ -50,7 +50,7 @@ while (($#)); do
     --max-minutes) max_minutes="$2"; shift 2 ;;
     --job-timeout) job_timeout="$2"; shift 2 ;;
     --client-dc) client_dc="$2"; shift 2 ;;
-    --verify) verify=(--verify); shift ;;
+    --verify) verify=(--verify); shift ;;  # --oracle-cache added below, once OUT is known
     --set) sets+=(--set "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help for usage)" ;;
@@ -72,6 +72,7 @@ workload="$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 echo "$policies" >"$out/policies.txt"  # the report's order
+((${#verify[@]})) && verify+=(--oracle-cache "$out/oracle-cache")  # each oracle once
 deadline=$((SECONDS + max_minutes * 60))
 
 kernel=0

@@ -52,6 +52,9 @@ struct LiveRunOptions {
   // the run (exit 1) and is named on `err`. Inputs are kept until then.
   bool verify = false;
   std::string mr_local = "mr-local";  // the oracle binary, for verify
+  // With verify: a directory of oracle outputs kept across runs (keyed by the
+  // input's bytes and the mr-local arguments); "" = none.
+  std::string oracle_cache;
 };
 
 // Runs (or with dry_run prints) the workload. Returns the exit status: 0

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
                 "compare every succeeded job's output with mr-local's on the same input");
   run->add_option("--mr-local", o.mr_local, "the oracle binary, for --verify")
       ->capture_default_str();
+  run->add_option("--oracle-cache", o.oracle_cache,
+                  "with --verify: reuse mr-local outputs kept in this directory across runs");
   run->add_option("--set", sets, "override a scenario key, e.g. --set live.time_scale=10");
   std::string report_dir, report_workload;
   auto* report = app.add_subcommand(

@@ -3,6 +3,7 @@
 // (scaled) times, the runner waits for all and writes one CSV and JSON row
 // per job. Every output is checked against mr-local (the oracle), by the test
 // and by mr-workload --verify.
+#include <filesystem>
 #include <fstream>
 
 #include "tests/integration/job_fixture.h"
@@ -116,10 +117,15 @@ TEST_F(WorkloadRunnerTest, JobDatacenterPlacementPutsEachInputInItsJobsDatacente
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = WriteScenario("job-datacenter");
   const CommandResult list = Shell(Quote(BuildDir() + "/sim/mr-sim") + " jobs " + Quote(file));
-  const CommandResult run = RunWorkload(c, file, "--dfs-root /wl --verify");
+  const std::string cache = work_ + "/oracle-cache";
+  const CommandResult run =
+      RunWorkload(c, file, "--dfs-root /wl --verify --oracle-cache " + Quote(cache));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.err.find("4 outputs compared with mr-local's, 0 differ"), std::string::npos)
       << run.err;
+  int cached = 0;  // one oracle per distinct input and job
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache)) ++cached;
+  EXPECT_EQ(cached, 4);
   std::ifstream js(work_ + "/out/jobs.json");
   const json summary = json::parse(js, nullptr, false);
   ASSERT_EQ(summary["jobs"].size(), 4u);
