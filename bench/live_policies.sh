@@ -8,7 +8,7 @@
 #        [--rate 100mbit] [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--out DIR=live-policies-out] [--cluster CONFIG] [--build DIR=build]
 #        [--max-minutes M=60] [--job-timeout S=900] [--client-dc D=1] [--verify]
-#        [--set KEY=VALUE]...
+#        [--set KEY=VALUE]... [--upload-rate RATE=1gbit]
 #
 # Without --cluster (root): `deploy/testbed.sh up` once in OUT/testbed, torn
 # down in an EXIT trap; the kernel's inter-datacenter counters are read
@@ -20,7 +20,10 @@
 # saves what the uploads moved, counters-puts.json, and resets the kernel
 # counters again), counters as soon as the jobs end (its --after-jobs:
 # counters.json), every job's record (records.json), the load average after
-# (meta.json). --verify has mr-workload compare every output with mr-local's
+# (meta.json). On the testbed the links run at --rate only while the jobs
+# run (from --before-jobs to --after-jobs); the uploads before and the
+# verification after run at --upload-rate, which is no part of the
+# experiment (the same bytes go to the same places, sooner). --verify has mr-workload compare every output with mr-local's
 # (jobs.csv `verified`); --set is passed to mr-workload and mr-sim. The whole run
 # stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
@@ -35,7 +38,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 workload="" policies="" reps=3 rate="100mbit" dcs=2 workers=2 out="live-policies-out"
 cluster="" build="${MR_BUILD_DIR:-$ROOT/build}" max_minutes=60 job_timeout=900 client_dc=1
-verify=() sets=()
+verify=() sets=() upload_rate=1gbit
 while (($#)); do
   case "$1" in
     --workload) workload="$2"; shift 2 ;;
@@ -52,6 +55,7 @@ while (($#)); do
     --client-dc) client_dc="$2"; shift 2 ;;
     --verify) verify=(--verify); shift ;;  # --oracle-cache added below, once OUT is known
     --set) sets+=(--set "$2"); shift 2 ;;
+    --upload-rate) upload_rate="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help for usage)" ;;
   esac
@@ -114,9 +118,11 @@ for ((rep = 1; rep <= reps; rep++)); do
     load_before="$(loadavg)"
     hooks=()
     if ((kernel)); then
-      "$ROOT/deploy/testbed.sh" counters --dir "$tb" --reset >/dev/null  # from here: the puts
-      hooks=(--before-jobs "$ROOT/deploy/testbed.sh counters --dir $tb --reset >$dir/counters-puts.json"
-             --after-jobs "$ROOT/deploy/testbed.sh counters --dir $tb >$dir/counters.json")
+      tbc="$ROOT/deploy/testbed.sh"
+      "$tbc" rate --dir "$tb" "$upload_rate" >/dev/null
+      "$tbc" counters --dir "$tb" --reset >/dev/null  # from here: the puts
+      hooks=(--before-jobs "$tbc rate --dir $tb $rate >/dev/null && $tbc counters --dir $tb --reset >$dir/counters-puts.json"
+             --after-jobs "$tbc counters --dir $tb >$dir/counters.json && $tbc rate --dir $tb $upload_rate >/dev/null")
     fi
     t0=$SECONDS
     rc=0
