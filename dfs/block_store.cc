@@ -142,6 +142,19 @@ std::vector<uint64_t> ChunkChecksums(std::span<const char> data) {
   return sums;
 }
 
+std::vector<uint64_t> RangeChecksums(int64_t offset, std::span<const char> data) {
+  std::vector<uint64_t> sums;
+  size_t off = 0;
+  while (off < data.size()) {
+    const int64_t at = offset + static_cast<int64_t>(off);
+    const size_t piece =
+        std::min<size_t>(static_cast<size_t>(kChunk - at % kChunk), data.size() - off);
+    sums.push_back(ChunkChecksum(data.subspan(off, piece)));
+    off += piece;
+  }
+  return sums;
+}
+
 struct BlockStore::Impl {
   std::string dir;
   Options options;

@@ -40,6 +40,12 @@ inline constexpr int64_t kChecksumChunkBytes = 64 * 1024;
 uint64_t ChunkChecksum(std::span<const char> data);
 // Checksums of consecutive kChecksumChunkBytes chunks of `data` (last may be short).
 std::vector<uint64_t> ChunkChecksums(std::span<const char> data);
+// Checksums of `data`, which starts at byte `offset` of a block, cut at the
+// block's kChecksumChunkBytes boundaries: one per piece, the first and last
+// possibly short. The checksums of a dn.ReadBlock frame (docs/wire-format.md);
+// equal to ChunkChecksums(data) when `offset` is a chunk boundary.
+// REQUIRES: offset >= 0.
+std::vector<uint64_t> RangeChecksums(int64_t offset, std::span<const char> data);
 
 struct StoredBlock {
   uint64_t id = 0;

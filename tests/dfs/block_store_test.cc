@@ -133,6 +133,27 @@ TEST_F(BlockStoreTest, ReadChunksReturnsStoredChecksums) {
 }
 
 // Data damaged on the wire must be refused before it is stored.
+// A dn.ReadBlock frame's checksums: one per piece of the data cut at the
+// block's 64 KiB boundaries, whatever offset the data starts at; from a
+// boundary they are the chunk checksums.
+TEST(RangeChecksumsTest, OnePerPieceCutAtTheBlocksChunkBoundaries) {
+  const std::string data = MakeData(200000, 3);
+  EXPECT_EQ(RangeChecksums(0, data), ChunkChecksums(data));
+  EXPECT_EQ(RangeChecksums(3 * kChunk, data), ChunkChecksums(data));
+  EXPECT_TRUE(RangeChecksums(70000, std::string_view()).empty());
+  // From 70000: [70000, 131072), two whole chunks, then 3392 bytes.
+  const std::string_view v = data;
+  const int64_t first = 2 * kChunk - 70000;
+  const std::vector<uint64_t> want = {
+      ChunkChecksum(v.substr(0, first)), ChunkChecksum(v.substr(first, kChunk)),
+      ChunkChecksum(v.substr(first + kChunk, kChunk)),
+      ChunkChecksum(v.substr(first + 2 * kChunk))};
+  EXPECT_EQ(RangeChecksums(70000, data), want);
+  // Inside one chunk: a single piece.
+  EXPECT_EQ(RangeChecksums(kChunk + 5, v.substr(0, 100)),
+            std::vector<uint64_t>{ChunkChecksum(v.substr(0, 100))});
+}
+
 TEST_F(BlockStoreTest, AppendWithWrongChecksumIsCorruptionAndBlockNeverAppears) {
   const std::string data = MakeData(2 * kChunk, 4);
   {

@@ -151,6 +151,14 @@ TEST_F(DfsClientTest, SubChunkReadOfACorruptChunkFailsOverAndMarksTheReplica) {
     EXPECT_TRUE(r.ok()) << r.ToString();
     EXPECT_EQ(got, bytes.substr(65536 + 2000, 100));
     EXPECT_EQ(c.corrupt_replicas_seen(), 1);
+    // A range from inside chunk 0 across the bad chunk: the first replica
+    // sends [1000, 65536), a piece of a good chunk, then fails at chunk 1;
+    // the read goes on from 65536 on the other replica.
+    got.clear();
+    r = co_await c.ReadBlock(block, 1000, 300000, sink);
+    EXPECT_TRUE(r.ok()) << r.ToString();
+    EXPECT_EQ(got, bytes.substr(1000, 300000));
+    EXPECT_EQ(c.corrupt_replicas_seen(), 2);  // counted once per read
     co_return Status::OK();
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
