@@ -109,9 +109,13 @@ class BlockStore {
   // checksum mismatch; InvalidArgument if offset > length of block.
   Status Read(uint64_t id, int64_t offset, int64_t length, std::string* out);
 
-  // Like Read(), but also returns the stored checksums of the chunks covering
-  // the range, for a reader that verifies end to end. REQUIRES: offset is a
-  // multiple of kChecksumChunkBytes.
+  // Like Read(), but also returns the checksums a dn.ReadBlock frame of *out
+  // carries, for a reader that verifies end to end: one per piece of the
+  // range cut at chunk boundaries (RangeChecksums' cut), the stored checksum
+  // for a piece that is a whole chunk, else the checksum of the piece's
+  // bytes, computed after its whole chunk was read and verified. Any offset;
+  // a range inside one chunk still verifies that whole chunk. Called by the
+  // worker's block server for each frame.
   Status ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                     std::vector<uint64_t>* checksums);
 

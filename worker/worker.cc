@@ -419,10 +419,9 @@ awaitable<Status> Worker::VerifyLocal(uint64_t id) {
 
 // Sends exactly the bytes asked for, [offset, offset + length), at any
 // offset. The store verifies every stored chunk a frame touches (it reads
-// whole chunks); a frame that carries a whole stored chunk sends its stored
-// checksum (checked end to end by the reader), a piece of one the checksum
-// of that piece, computed here after the whole chunk was verified
-// (docs/wire-format.md, "Reading a block").
+// whole chunks); a piece of the frame that is a whole stored chunk carries
+// its stored checksum (checked end to end by the reader), a piece of a
+// chunk the checksum of that piece (docs/wire-format.md, "dn.ReadBlock").
 awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   pb::ReadBlockRequest req;
   if (!call.Parse(&req)) co_return Status::ProtocolError("malformed ReadBlockRequest");
@@ -447,58 +446,37 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     co_return co_await call.conn.Send(frame);
   }
 
-  // Frames cover the stored chunks [chunk of offset, chunk of end) in steps
-  // of transfer_chunk_bytes from the first chunk boundary; each is cut to
-  // [offset, end) before it is sent.
+  // Frames end on chunk boundaries transfer_chunk_bytes apart (the first
+  // may start inside a chunk, the last end inside one). ReadChunks verifies
+  // each stored chunk a frame touches and gives the frame's checksums.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
   std::string data;
-  std::vector<uint64_t> stored;
   std::vector<uint64_t> sums;
-  int64_t aligned = req.offset() / chunk_bytes * chunk_bytes;  // the next stored chunk to read
-  int64_t offset = req.offset();                               // the next byte to send
+  int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
   do {
-    int64_t n = std::min(damaged ? chunk_bytes : step, end - aligned);
-    Status s = store_->ReadChunks(id, aligned, n, &data, &stored);
+    const int64_t aligned = offset / chunk_bytes * chunk_bytes;
+    int64_t frame_end = std::min(end, aligned + (damaged ? chunk_bytes : step));
+    Status s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
     if (s.IsCorruption() && !damaged) {
       // Quarantine, then send the good chunks before the bad one, one per
       // frame, so the reader resumes on another replica at the bad chunk.
       QuarantineReplica(id, s);
       damaged = true;
-      n = std::min(chunk_bytes, end - aligned);
-      s = store_->ReadChunks(id, aligned, n, &data, &stored);
+      frame_end = std::min(end, aligned + chunk_bytes);
+      s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
     }
     if (!s.ok()) {
       co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
     }
-    // Cut to [offset, end): stored checksums for the pieces that are whole
-    // stored chunks, a fresh one for a piece of a chunk.
-    const int64_t skip = offset - aligned;
-    const int64_t keep = std::min(aligned + n, end) - offset;
-    data.erase(0, static_cast<size_t>(skip));
-    data.resize(static_cast<size_t>(keep));
-    sums.clear();
-    for (int64_t at = offset; at < offset + keep;) {
-      const int64_t chunk_start = at / chunk_bytes * chunk_bytes;
-      const int64_t chunk_end = std::min(chunk_start + chunk_bytes, *length);
-      const int64_t piece_end = std::min(chunk_end, offset + keep);
-      if (at == chunk_start && piece_end == chunk_end) {
-        sums.push_back(stored[static_cast<size_t>((chunk_start - aligned) / chunk_bytes)]);
-      } else {
-        sums.push_back(dfs::ChunkChecksum(
-            std::span<const char>(data.data() + (at - offset), static_cast<size_t>(piece_end - at))));
-      }
-      at = piece_end;
-    }
     chunk.set_offset(offset);
-    chunk.set_last(aligned + n >= end);
+    chunk.set_last(frame_end >= end);
     chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
     chunk.SerializeToString(frame.mutable_body());
     MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
-    aligned += n;
-    offset += keep;
-  } while (aligned < end);
+    offset = frame_end;
+  } while (offset < end);
   co_return Status::OK();
 }
 
