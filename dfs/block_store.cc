@@ -142,6 +142,19 @@ std::vector<uint64_t> ChunkChecksums(std::span<const char> data) {
   return sums;
 }
 
+std::vector<uint64_t> RangeChecksums(int64_t offset, std::span<const char> data) {
+  std::vector<uint64_t> sums;
+  size_t off = 0;
+  while (off < data.size()) {
+    const int64_t at = offset + static_cast<int64_t>(off);
+    const size_t piece =
+        std::min<size_t>(static_cast<size_t>(kChunk - at % kChunk), data.size() - off);
+    sums.push_back(ChunkChecksum(data.subspan(off, piece)));
+    off += piece;
+  }
+  return sums;
+}
+
 struct BlockStore::Impl {
   std::string dir;
   Options options;
@@ -338,13 +351,26 @@ Status BlockStore::Impl::ReadRange(uint64_t id, int64_t offset, int64_t length, 
     out->clear();
     return Status::OK();
   }
-  if (checksums) {
-    checksums->assign(info->checksums.begin() + begin / kChunk,
-                      info->checksums.begin() + NumChunks(end));
-  }
   MR_RETURN_IF_ERROR(ReadVerified(id, *info, begin, end, out));
   if (offset > begin) out->erase(0, offset - begin);  // the only copy, for unaligned reads
   out->resize(n);
+  if (checksums) {
+    // One per piece of [offset, offset + n) cut at chunk boundaries: the
+    // stored one for a whole chunk, the piece's own (of bytes just verified
+    // as part of their chunk) for a piece of one.
+    for (int64_t at = offset; at < offset + n;) {
+      const int64_t chunk = at / kChunk;
+      const int64_t chunk_end = std::min(info->length, (chunk + 1) * kChunk);
+      const int64_t piece_end = std::min(chunk_end, offset + n);
+      if (at == chunk * kChunk && piece_end == chunk_end) {
+        checksums->push_back(info->checksums[chunk]);
+      } else {
+        checksums->push_back(
+            ChunkChecksum({out->data() + (at - offset), static_cast<size_t>(piece_end - at)}));
+      }
+      at = piece_end;
+    }
+  }
   return Status::OK();
 }
 
@@ -483,7 +509,6 @@ Status BlockStore::Read(uint64_t id, int64_t offset, int64_t length, std::string
 
 Status BlockStore::ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                               std::vector<uint64_t>* checksums) {
-  if (offset % kChunk != 0) return Status::InvalidArgument("offset not chunk-aligned");
   return impl_->ReadRange(id, offset, length, out, checksums);
 }
 

@@ -40,6 +40,12 @@ inline constexpr int64_t kChecksumChunkBytes = 64 * 1024;
 uint64_t ChunkChecksum(std::span<const char> data);
 // Checksums of consecutive kChecksumChunkBytes chunks of `data` (last may be short).
 std::vector<uint64_t> ChunkChecksums(std::span<const char> data);
+// Checksums of `data`, which starts at byte `offset` of a block, cut at the
+// block's kChecksumChunkBytes boundaries: one per piece, the first and last
+// possibly short. The checksums of a dn.ReadBlock frame (docs/wire-format.md);
+// equal to ChunkChecksums(data) when `offset` is a chunk boundary.
+// REQUIRES: offset >= 0.
+std::vector<uint64_t> RangeChecksums(int64_t offset, std::span<const char> data);
 
 struct StoredBlock {
   uint64_t id = 0;
@@ -103,9 +109,13 @@ class BlockStore {
   // checksum mismatch; InvalidArgument if offset > length of block.
   Status Read(uint64_t id, int64_t offset, int64_t length, std::string* out);
 
-  // Like Read(), but also returns the stored checksums of the chunks covering
-  // the range, for a reader that verifies end to end. REQUIRES: offset is a
-  // multiple of kChecksumChunkBytes.
+  // Like Read(), but also returns the checksums a dn.ReadBlock frame of *out
+  // carries, for a reader that verifies end to end: one per piece of the
+  // range cut at chunk boundaries (RangeChecksums' cut), the stored checksum
+  // for a piece that is a whole chunk, else the checksum of the piece's
+  // bytes, computed after its whole chunk was read and verified. Any offset;
+  // a range inside one chunk still verifies that whole chunk. Called by the
+  // worker's block server for each frame.
   Status ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                     std::vector<uint64_t>* checksums);
 

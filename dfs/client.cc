@@ -422,11 +422,12 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
       if (client->observer_) client->observer_({&replica, nullptr, conn.bytes_received() - start});
     }
   } meter{this, conn, replica};
-  const int64_t aligned = *offset / kChecksumChunkBytes * kChecksumChunkBytes;
+  // Exactly [*offset, end): the worker sends no byte outside it
+  // (docs/wire-format.md, "Reading a block").
   pb::ReadBlockRequest req;
   req.set_block_id(block.id());
-  req.set_offset(aligned);
-  req.set_length(end - aligned);
+  req.set_offset(*offset);
+  req.set_length(end - *offset);
   pb::ReadBlockReply header;
   MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.ReadBlock", req));
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&header));
@@ -437,33 +438,34 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   }
   pb::DataChunk chunk;
   std::string data;
-  int64_t next = aligned;  // where the next frame must start
+  int64_t next = *offset;  // where the next frame must start
   while (true) {
     MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data));
-    if (chunk.offset() != next) {
+    if (chunk.offset() != next || next + static_cast<int64_t>(data.size()) > end) {
       conn.Close();
-      co_return Status::ProtocolError("frame at offset " + std::to_string(chunk.offset()) +
-                                      ", expected " + std::to_string(next));
+      co_return Status::ProtocolError(
+          "frame of " + std::to_string(data.size()) + " bytes at offset " +
+          std::to_string(chunk.offset()) + ", expected one at " + std::to_string(next) +
+          " ending by " + std::to_string(end));
     }
     next += static_cast<int64_t>(data.size());
-    const auto sums = ChunkChecksums(data);
+    // One checksum per piece of the data cut at the block's 64 KiB chunk
+    // boundaries: the stored checksum for a whole chunk, the worker's for a
+    // piece of one.
+    const auto sums = RangeChecksums(chunk.offset(), data);
     if (sums.size() != static_cast<size_t>(chunk.checksums_size()) ||
         !std::equal(sums.begin(), sums.end(), chunk.checksums().begin())) {
       conn.Close();  // the stream's remaining frames are of no use
       co_return Status::Corruption("checksum mismatch in bytes received at offset " +
                                    std::to_string(chunk.offset()));
     }
-    // Frames hold whole chunks: hand over only [*offset, end).
-    const int64_t from = std::max(*offset, chunk.offset());
-    const int64_t to = std::min(end, next);
-    if (to > from) {
-      Status s = sink(std::span<const char>(data.data() + (from - chunk.offset()),
-                                            static_cast<size_t>(to - from)));
+    if (!data.empty()) {
+      Status s = sink(std::span<const char>(data.data(), data.size()));
       if (!s.ok()) {
         conn.Close();
         co_return Status::Aborted(s.ToString());
       }
-      *offset = to;
+      *offset = next;
     }
     if (chunk.last()) break;
   }

@@ -21,7 +21,8 @@
 // writer is (hdfs placement puts replica 1 there).
 //
 // Reads: replicas are tried nearest first, those known to hold a bad chunk
-// last; every chunk is verified against the checksums the worker sends. On a
+// last; a worker sends exactly the bytes asked for (any offset and length),
+// and every piece of them is verified against the checksums it sends. On a
 // mismatch, an error or a dead worker, the read resumes at the same offset
 // on the next replica; a replica that failed verification is tried again for
 // later chunks, so a block is assembled chunk by chunk from several damaged
@@ -112,7 +113,9 @@ class DfsClient {
   // Corruption if some chunk has no good copy on any reachable replica.
   awaitable<Status> Read(const std::string& dfs_path, const ByteSink& sink);
   // Streams bytes [offset, offset + length) of one block (length -1 = to its
-  // end), failing over between its replicas chunk by chunk. Corruption when
+  // end), failing over between its replicas chunk by chunk. Moves only those
+  // bytes plus framing on the socket, at any offset (map tasks read a few
+  // KiB past their split's end this way, jobs/line_reader.h). Corruption when
   // every reachable replica has a bad copy of some chunk; Unavailable when
   // none can be reached.
   awaitable<Status> ReadBlock(const pb::LocatedBlock& block, int64_t offset, int64_t length,

@@ -28,10 +28,18 @@
 // The lines returned are the same.
 //
 // Reads go through `read`: inside the split in chunks of buffer_bytes (never
-// across `end`), past it in steps growing from kPastEndStepBytes to
-// buffer_bytes, each byte once. Over all the splits of a file the bytes read
-// are at most about twice the file, however long its lines. Memory is one
-// chunk plus the longest line.
+// across `end`), past it in steps growing from kPastEndStepBytes (4 KiB) by
+// doubling to buffer_bytes, each byte once. Over all the splits of a file
+// the bytes read are at most about twice the file, however long its lines.
+// Memory is one chunk plus the longest line.
+//
+// The bytes past `end` are the next block's, often on another worker and
+// sometimes in another datacenter, and usually only the last line's tail is
+// wanted: with lines of ~100 bytes one 4 KiB read finishes it (with Permu's
+// lookahead too). A map's ReadFn passes each read to DfsClient::ReadBlock,
+// which asks the worker for exactly those bytes (dn.ReadBlock serves any
+// offset and length, docs/wire-format.md), so 4 KiB asked is 4 KiB plus
+// framing on the socket, not a 64 KiB checksum chunk.
 //
 // Thread-compatible.
 #pragma once
@@ -53,9 +61,10 @@ class LineReader {
   using ReadFn = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
 
   static constexpr int64_t kDefaultBufferBytes = 1 << 20;
-  // The first read past the split's end (a DFS checksum chunk); each further
-  // one doubles, up to buffer_bytes.
-  static constexpr int64_t kPastEndStepBytes = 64 << 10;
+  // The first read past the split's end: a few lines of ordinary text (a
+  // map reads the rest of its last line from the next block, perhaps across
+  // datacenters). Each further one doubles, up to buffer_bytes.
+  static constexpr int64_t kPastEndStepBytes = 4 << 10;
 
   // REQUIRES: 0 <= start <= end, lookahead >= 0, buffer_bytes >= 1.
   // `end` may exceed file_length (the split is then cut at the file's end).

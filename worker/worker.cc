@@ -417,54 +417,65 @@ awaitable<Status> Worker::VerifyLocal(uint64_t id) {
 
 // ---------------------------------------------------------------- block server
 
+// Sends exactly the bytes asked for, [offset, offset + length), at any
+// offset. The store verifies every stored chunk a frame touches (it reads
+// whole chunks); a piece of the frame that is a whole stored chunk carries
+// its stored checksum (checked end to end by the reader), a piece of a
+// chunk the checksum of that piece (docs/wire-format.md, "dn.ReadBlock").
 awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   pb::ReadBlockRequest req;
   if (!call.Parse(&req)) co_return Status::ProtocolError("malformed ReadBlockRequest");
   const uint64_t id = req.block_id();
   auto length = store_->Length(id);
   if (!length.ok()) co_return length.status();
-  if (req.offset() < 0 || req.offset() % dfs::kChecksumChunkBytes != 0 || req.offset() > *length) {
+  if (req.offset() < 0 || req.offset() > *length) {
     co_return Status::InvalidArgument("bad read offset " + std::to_string(req.offset()));
   }
-  // Frames carry whole 64 KiB chunks so the reader can verify every byte:
-  // the end is rounded up to a chunk boundary (or the block's end) and the
-  // reader trims what it did not ask for.
-  const int64_t asked =
+  const int64_t end =
       req.length() < 0 ? *length : req.offset() + std::min(req.length(), *length - req.offset());
-  const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
-  const int64_t end = std::min(*length, (asked + chunk_bytes - 1) / chunk_bytes * chunk_bytes);
   pb::ReadBlockReply header;
   header.set_block_length(*length);
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(header));
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  if (req.offset() >= end) {  // nothing asked for: one empty last frame
+    chunk.set_offset(req.offset());
+    chunk.set_last(true);
+    chunk.SerializeToString(frame.mutable_body());
+    co_return co_await call.conn.Send(frame);
+  }
 
+  // Frames end on chunk boundaries transfer_chunk_bytes apart (the first
+  // may start inside a chunk, the last end inside one). ReadChunks verifies
+  // each stored chunk a frame touches and gives the frame's checksums.
+  const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
   std::string data;
   std::vector<uint64_t> sums;
-  pb::Frame frame;
-  pb::DataChunk chunk;
   int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
   do {
-    int64_t n = std::min(damaged ? chunk_bytes : step, end - offset);
-    Status s = store_->ReadChunks(id, offset, n, &data, &sums);
+    const int64_t aligned = offset / chunk_bytes * chunk_bytes;
+    int64_t frame_end = std::min(end, aligned + (damaged ? chunk_bytes : step));
+    Status s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
     if (s.IsCorruption() && !damaged) {
       // Quarantine, then send the good chunks before the bad one, one per
       // frame, so the reader resumes on another replica at the bad chunk.
       QuarantineReplica(id, s);
       damaged = true;
-      n = std::min(chunk_bytes, end - offset);
-      s = store_->ReadChunks(id, offset, n, &data, &sums);
+      frame_end = std::min(end, aligned + chunk_bytes);
+      s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
     }
     if (!s.ok()) {
       co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
     }
     chunk.set_offset(offset);
-    chunk.set_last(offset + n >= end);
+    chunk.set_last(frame_end >= end);
     chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
     chunk.SerializeToString(frame.mutable_body());
     MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
-    offset += n;
+    offset = frame_end;
   } while (offset < end);
   co_return Status::OK();
 }

@@ -1,8 +1,8 @@
 // Worker: the DataNode half of mr-worker, and the host of its TaskTracker
 // half (task_tracker.h). Start here for the worker.
 //
-// It stores blocks (dfs/block_store.h), serves "dn.ReadBlock" (verified
-// chunks streamed to a reader) and "dn.WriteBlock" (store and forward down a
+// It stores blocks (dfs/block_store.h), serves "dn.ReadBlock" (any byte
+// range of a block, from verified chunks, streamed to a reader) and "dn.WriteBlock" (store and forward down a
 // replication pipeline), and keeps one connection to the master: it
 // registers with a full block report, then heartbeats every interval with
 // the blocks it gained, lost or quarantined since the last beat, and carries

@@ -129,10 +129,76 @@ TEST_F(BlockStoreTest, ReadChunksReturnsStoredChecksums) {
   ASSERT_TRUE(store_->ReadChunks(1, 0, 1 << 30, &out, &got).ok());
   EXPECT_EQ(out, data);
   EXPECT_EQ(got, sums);
-  EXPECT_TRUE(store_->ReadChunks(1, 1, kChunk, &out, &got).IsInvalidArgument());
+}
+
+// A dn.ReadBlock frame of any range (issue 12, point 6): exactly the bytes,
+// the stored checksum for each whole chunk, the piece's own for a piece.
+TEST_F(BlockStoreTest, ReadChunksAtAnyOffsetGivesOneChecksumPerPiece) {
+  const std::string data = MakeData(3 * kChunk + 1000, 4);
+  const std::vector<uint64_t> sums = ChunkChecksums(data);
+  ASSERT_TRUE(Put(1, data).ok());
+  const std::string_view v = data;
+  std::string out;
+  std::vector<uint64_t> got;
+  const std::vector<std::pair<int64_t, int64_t>> ranges = {
+      {1, kChunk}, {kChunk - 1, 2}, {70000, 4096}, {100, 3 * kChunk}, {3 * kChunk + 10, 990},
+      {2 * kChunk, 1000 + kChunk}, {5, 1 << 30}, {3 * kChunk + 1000, 10}};
+  for (auto [off, len] : ranges) {
+    SCOPED_TRACE(testing::Message() << off << "+" << len);
+    ASSERT_TRUE(store_->ReadChunks(1, off, len, &out, &got).ok());
+    const std::string_view want = v.substr(off, len);
+    EXPECT_EQ(out, want);
+    EXPECT_EQ(got, RangeChecksums(off, out));
+  }
+  // A whole chunk inside a range keeps its stored checksum.
+  ASSERT_TRUE(store_->ReadChunks(1, 100, 3 * kChunk, &out, &got).ok());
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[1], sums[1]);
+  EXPECT_EQ(got[2], sums[2]);
+}
+
+// A few bytes of a chunk that is damaged elsewhere are refused: the whole
+// chunk is verified, not just the bytes asked for.
+TEST_F(BlockStoreTest, ReadChunksOfAPieceOfABadChunkIsCorruption) {
+  const std::string data = MakeData(3 * kChunk, 5);
+  ASSERT_TRUE(Put(1, data).ok());
+  {
+    std::fstream f(store_->BlockPath(1), std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.is_open());
+    f.seekp(kChunk + 60000);
+    f.put(static_cast<char>(data[kChunk + 60000] ^ 1));
+  }
+  std::string out;
+  std::vector<uint64_t> got;
+  EXPECT_TRUE(store_->ReadChunks(1, kChunk + 10, 100, &out, &got).IsCorruption());
+  EXPECT_TRUE(store_->ReadChunks(1, 1000, kChunk, &out, &got).IsCorruption());
+  // The chunks around it are still good.
+  ASSERT_TRUE(store_->ReadChunks(1, 2 * kChunk + 7, 100, &out, &got).ok());
+  EXPECT_EQ(out, data.substr(2 * kChunk + 7, 100));
 }
 
 // Data damaged on the wire must be refused before it is stored.
+// A dn.ReadBlock frame's checksums: one per piece of the data cut at the
+// block's 64 KiB boundaries, whatever offset the data starts at; from a
+// boundary they are the chunk checksums.
+TEST(RangeChecksumsTest, OnePerPieceCutAtTheBlocksChunkBoundaries) {
+  const std::string data = MakeData(200000, 3);
+  EXPECT_EQ(RangeChecksums(0, data), ChunkChecksums(data));
+  EXPECT_EQ(RangeChecksums(3 * kChunk, data), ChunkChecksums(data));
+  EXPECT_TRUE(RangeChecksums(70000, std::string_view()).empty());
+  // From 70000: [70000, 131072), two whole chunks, then 3392 bytes.
+  const std::string_view v = data;
+  const int64_t first = 2 * kChunk - 70000;
+  const std::vector<uint64_t> want = {
+      ChunkChecksum(v.substr(0, first)), ChunkChecksum(v.substr(first, kChunk)),
+      ChunkChecksum(v.substr(first + kChunk, kChunk)),
+      ChunkChecksum(v.substr(first + 2 * kChunk))};
+  EXPECT_EQ(RangeChecksums(70000, data), want);
+  // Inside one chunk: a single piece.
+  EXPECT_EQ(RangeChecksums(kChunk + 5, v.substr(0, 100)),
+            std::vector<uint64_t>{ChunkChecksum(v.substr(0, 100))});
+}
+
 TEST_F(BlockStoreTest, AppendWithWrongChecksumIsCorruptionAndBlockNeverAppears) {
   const std::string data = MakeData(2 * kChunk, 4);
   {

@@ -391,6 +391,38 @@ TEST(LineReaderTest, StopsItsReadsAtTheSplitEndAndReadsLittlePastIt) {
   EXPECT_LE(past_end, LineReader::kPastEndStepBytes);
 }
 
+// Issue 12, point 6: a split's last line is usually short, and the bytes
+// after the split's end may come from another datacenter. With ~100-byte
+// lines the reader reads at most 4 KiB past the end (it used to read a
+// whole 64 KiB checksum chunk), with and without lookahead (Permu), from
+// any split of many.
+TEST(LineReaderTest, ReadsOnlyAFewKiBPastTheEndForShortLines) {
+  std::string data;
+  while (data.size() < (4 << 20)) data += std::string(97, 'y') + "\r\n";
+  const int64_t split = 1 << 20;
+  for (int lookahead : {0, 2}) {
+    for (int64_t start = 0; start + split < static_cast<int64_t>(data.size()); start += split) {
+      SCOPED_TRACE(testing::Message() << "lookahead " << lookahead << " split at " << start);
+      int64_t past_end = 0;
+      LineReader reader(
+          [&](int64_t offset, int64_t n, std::string* out) {
+            if (offset >= start + split) past_end += n;
+            *out = data.substr(offset, n);
+            return Status::OK();
+          },
+          data.size(), start, start + split, lookahead);
+      std::string_view line;
+      int64_t offset;
+      bool in_split;
+      int lines = 0;
+      while (*reader.Next(&line, &offset, &in_split)) ++lines;
+      EXPECT_GT(lines, 0);
+      EXPECT_GT(past_end, 0);  // the last line crosses the end: something is read
+      EXPECT_LE(past_end, 4096);
+    }
+  }
+}
+
 // A file that is one long line cut into many splits, as a cluster's blocks
 // cut it: the bytes all the splits' readers read together.
 int64_t BytesReadOverAllSplits(const std::string& data, int64_t split, int lookahead,
