@@ -147,8 +147,8 @@ void DfsClient::RecordReadRate(const pb::ReplicaLocation& replica, int64_t bytes
   // Workers log the first estimate of each link at info; every sample at debug.
   spdlog::log(first ? spdlog::level::info : spdlog::level::debug,
               "read rate {} -> {}: {} B from {} in {:.3f} s ({:.2f} MB/s); estimate {:.2f} MB/s",
-              replica.datacenter(), here, bytes, replica.node_id(), seconds,
-              bytes / seconds / 1e6, estimate / 1e6);
+              replica.datacenter(), here, bytes, replica.node_id(), seconds, bytes / seconds / 1e6,
+              estimate / 1e6);
 }
 
 // ---------------------------------------------------------------- writing

@@ -98,8 +98,9 @@ mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::Byte
 void PrintReadStats(const mr::dfs::DfsClient& c) {
   const std::string& here = c.location().datacenter;
   if (here.empty()) {
-    std::fprintf(stderr, "mrctl: read stats: mrctl does not know its datacenter (--datacenter): "
-                         "replicas were read in the master's order and not timed\n");
+    std::fprintf(stderr,
+                 "mrctl: read stats: mrctl does not know its datacenter (--datacenter): "
+                 "replicas were read in the master's order and not timed\n");
     return;
   }
   const auto stats = c.link_rates().Stats();
@@ -118,8 +119,7 @@ void PrintReadStats(const mr::dfs::DfsClient& c) {
 
 // Awaits `read`, then prints the read stats when asked, whether or not the
 // read succeeded. `read` by value: the caller's awaitable is a temporary.
-mr::awaitable<Status> WithReadStats(mr::dfs::DfsClient& c, mr::awaitable<Status> read,
-                                    bool stats) {
+mr::awaitable<Status> WithReadStats(mr::dfs::DfsClient& c, mr::awaitable<Status> read, bool stats) {
   Status s = co_await std::move(read);
   if (stats) PrintReadStats(c);
   co_return s;
@@ -417,12 +417,11 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   get->add_option("DFSPATH", o.path, "the DFS file or directory")->required();
   get->add_option("LOCAL", o.local, "the local file (or directory to put it in)")->required();
   get->add_flag("--stats", o.read_stats,
-                 "after the copy, print on stderr the bytes read from each other datacenter and "
-                 "its measured read rate");
+                "after the copy, print on stderr the bytes read from each other datacenter and "
+                "its measured read rate");
   on(get, [&o] {
-    return WithClient(o.target, [&](auto& c) {
-      return WithReadStats(c, Get(c, o.path, o.local), o.read_stats);
-    });
+    return WithClient(
+        o.target, [&](auto& c) { return WithReadStats(c, Get(c, o.path, o.local), o.read_stats); });
   });
 
   auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
