@@ -132,6 +132,25 @@ awaitable<Result<pb::ClusterStatusReply>> DfsClient::ClusterStatus() {
   co_return reply;
 }
 
+// ---------------------------------------------------------------- link rates
+
+void DfsClient::RecordReadRate(const pb::ReplicaLocation& replica, int64_t bytes,
+                               std::chrono::steady_clock::time_point started) {
+  const std::string& here = location_.datacenter;
+  if (here.empty() || replica.datacenter() == here) return;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const bool first = !link_rates_->Estimates().contains(replica.datacenter());
+  link_rates_->RecordRead(here, replica, bytes, seconds);
+  if (bytes < kMinRateSampleBytes || !(seconds > 0)) return;
+  const double estimate = link_rates_->Estimates().at(replica.datacenter());
+  // Workers log the first estimate of each link at info; every sample at debug.
+  spdlog::log(first ? spdlog::level::info : spdlog::level::debug,
+              "read rate {} -> {}: {} B from {} in {:.3f} s ({:.2f} MB/s); estimate {:.2f} MB/s",
+              replica.datacenter(), here, bytes, replica.node_id(), seconds, bytes / seconds / 1e6,
+              estimate / 1e6);
+}
+
 // ---------------------------------------------------------------- writing
 
 awaitable<Status> DfsClient::Put(const std::string& local, const std::string& dfs_path,
@@ -353,6 +372,7 @@ awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t of
   const int64_t end = length < 0 ? block.bytes() : std::min(block.bytes(), offset + length);
   std::vector<const pb::ReplicaLocation*> order;
   for (const auto& r : block.replicas()) order.push_back(&r);
+  OrderByLinkRate(location_.datacenter, link_rates_->Estimates(), &order);
   for (const auto& r : block.corrupt_replicas()) order.push_back(&r);
   if (order.empty()) {
     co_return Status::Unavailable("block " + std::to_string(block.id()) + " has no live replica");
@@ -366,7 +386,9 @@ awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t of
     if (i == order.size()) break;
     const pb::ReplicaLocation& replica = *order[i];
     const int64_t before = offset;
+    const auto started = std::chrono::steady_clock::now();
     last = co_await ReadFromReplica(block, replica, &offset, end, sink);
+    RecordReadRate(replica, offset - before, started);
     if (last.ok()) co_return last;
     if (last.IsAborted()) co_return last;  // the sink refused the bytes: not the replica's fault
     if (offset > before) {

@@ -29,9 +29,18 @@
 // replicas. A corrupt replica is reported to the master (dfs.BadReplica),
 // which has it repaired (docs/dfs.md, "A replica is corrupt").
 //
-// Not thread-safe: use one DfsClient per coroutine chain.
+// Link rates: among a block's replicas in datacenters other than
+// location()'s, the client tries first the one whose reads have been
+// fastest, and a datacenter never read from before any measured one; the
+// master's order stands for the rest (dfs/link_rates.h). Every read from
+// another datacenter is timed into link_rates(), which a worker shares
+// between its tasks' clients.
+//
+// Not thread-safe: use one DfsClient per coroutine chain. The LinkRates it
+// records into is thread-safe and may be shared.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +49,7 @@
 #include <vector>
 
 #include "common/rpc.h"
+#include "dfs/link_rates.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
 
@@ -140,6 +150,13 @@ class DfsClient {
   // the first call to the master or when the socket is gone.
   std::string MasterLocalHost() const;
 
+  // The read rates per source datacenter that order replicas in other
+  // datacenters; each client has its own until given one to share (a
+  // worker gives every task's client its own, so what one map measured
+  // orders the next map's reads). Never null.
+  void set_link_rates(std::shared_ptr<LinkRates> rates) { link_rates_ = std::move(rates); }
+  const LinkRates& link_rates() const { return *link_rates_; }
+
   // Blocks whose replicas failed verification during this client's reads.
   int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
 
@@ -155,6 +172,10 @@ class DfsClient {
                                   int64_t length, const ByteSource& source, bool* lease_refused);
   // The byte before `offset` (> 0) of what `source` writes, for the block's record.
   Result<uint32_t> ByteBefore(const ByteSource& source, int64_t offset);
+  // After each attempt on a replica: `bytes` verified since `started` go
+  // into link_rates_ (when the replica is in another datacenter).
+  void RecordReadRate(const pb::ReplicaLocation& replica, int64_t bytes,
+                      std::chrono::steady_clock::time_point started);
 
   HostPort master_;
   RpcOptions options_;
@@ -165,6 +186,7 @@ class DfsClient {
   TrafficObserver observer_;
   std::string client_id_;
   ClientLocation location_;
+  std::shared_ptr<LinkRates> link_rates_ = std::make_shared<LinkRates>();
 };
 
 // Streams `length` bytes from `source` to block `block_id` on `pipeline`

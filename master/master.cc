@@ -541,7 +541,8 @@ std::vector<std::string> Master::SortByDistance(std::vector<std::string> nodes,
 // A reader that is no worker but names its datacenter (and rack): rotated
 // by `salt` (so readers spread load over equally near replicas), then
 // stably nearest first (same rack, same datacenter, other datacenters).
-// The runtime measures no link rates, so other datacenters keep that order.
+// Other datacenters keep that order here; the reader ranks them by the
+// read rates it measured (dfs/link_rates.h).
 std::vector<std::string> Master::SortByDistance(std::vector<std::string> nodes,
                                                 const std::string& reader,
                                                 const std::string& reader_dc,

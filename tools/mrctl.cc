@@ -92,6 +92,39 @@ mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::Byte
   co_return Status::OK();
 }
 
+// dfs cat|get --stats: after the read, one line on stderr per datacenter
+// other than mrctl's that blocks were read from, with the read rate
+// estimate that ordered its replicas (docs/dfs.md, "Where reads come from").
+void PrintReadStats(const mr::dfs::DfsClient& c) {
+  const std::string& here = c.location().datacenter;
+  if (here.empty()) {
+    std::fprintf(stderr,
+                 "mrctl: read stats: mrctl does not know its datacenter (--datacenter): "
+                 "replicas were read in the master's order and not timed\n");
+    return;
+  }
+  const auto stats = c.link_rates().Stats();
+  if (stats.empty()) {
+    std::fprintf(stderr, "mrctl: read stats: nothing read from outside %s\n", here.c_str());
+  }
+  for (const auto& s : stats) {
+    std::fprintf(stderr,
+                 "mrctl: read stats: %s -> %s: %lld reads, %lld bytes, %lld rate samples, "
+                 "estimate %.2f MB/s\n",
+                 s.datacenter.c_str(), here.c_str(), static_cast<long long>(s.reads),
+                 static_cast<long long>(s.bytes), static_cast<long long>(s.samples),
+                 s.estimate / 1e6);
+  }
+}
+
+// Awaits `read`, then prints the read stats when asked, whether or not the
+// read succeeded. `read` by value: the caller's awaitable is a temporary.
+mr::awaitable<Status> WithReadStats(mr::dfs::DfsClient& c, mr::awaitable<Status> read, bool stats) {
+  Status s = co_await std::move(read);
+  if (stats) PrintReadStats(c);
+  co_return s;
+}
+
 mr::awaitable<Status> Get(mr::dfs::DfsClient& c, const std::string& src, std::string local) {
   if (fs::is_directory(local)) {
     auto normalized = mr::dfs::NormalizePath(src);
@@ -345,6 +378,7 @@ struct Options {
   uint64_t seed = 1;
   std::string worker_id;               // cluster decommission|recommission
   std::string put_datacenter;          // dfs put --datacenter
+  bool read_stats = false;             // dfs cat|get --stats
 };
 
 int RunPut(Options& o) {
@@ -382,13 +416,24 @@ void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
   auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
   get->add_option("DFSPATH", o.path, "the DFS file or directory")->required();
   get->add_option("LOCAL", o.local, "the local file (or directory to put it in)")->required();
-  on(get, [&o] { return WithClient(o.target, [&](auto& c) { return Get(c, o.path, o.local); }); });
+  get->add_flag("--stats", o.read_stats,
+                "after the copy, print on stderr the bytes read from each other datacenter and "
+                "its measured read rate");
+  on(get, [&o] {
+    return WithClient(
+        o.target, [&](auto& c) { return WithReadStats(c, Get(c, o.path, o.local), o.read_stats); });
+  });
 
   auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
   cat->add_option("PATH", o.path, "a DFS file or directory")->required();
+  cat->add_flag("--stats", o.read_stats,
+                "after the file, print on stderr the bytes read from each other datacenter and "
+                "its measured read rate");
   on(cat, [&o] {
     return WithClient(o.target, [&](auto& c) {
-      return Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); });
+      return WithReadStats(
+          c, Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); }),
+          o.read_stats);
     });
   });
 

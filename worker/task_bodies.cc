@@ -170,6 +170,8 @@ Status TaskTracker::RunMap(Task& task) {
   dfs::DfsClient client(config_.master.address,
                         RpcOptions::FromConfig(config_, "worker " + self_.id + " task"),
                         config_.dfs.transfer_chunk_bytes);
+  client.set_location({self_.id, self_.datacenter, self_.rack});
+  client.set_link_rates(link_rates_);
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
     if (e.to == nullptr) {  // a read: from a replica to us
       Count(report.mutable_input(), e.from->node_id(), e.from->datacenter(), self_.id,

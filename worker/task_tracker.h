@@ -37,6 +37,7 @@
 #include "common/config.h"
 #include "common/rpc.h"
 #include "dfs/block_store.h"
+#include "dfs/link_rates.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "worker/disk_health.h"
@@ -117,6 +118,9 @@ class TaskTracker {
   DiskHealth& disk_;
   std::function<void()> wake_;
   const std::string root_;  // <data_dir>/tasks
+  // Read rates from other datacenters, shared by every map's DfsClient
+  // (thread-safe), so they last as long as the worker.
+  const std::shared_ptr<dfs::LinkRates> link_rates_ = std::make_shared<dfs::LinkRates>();
 
   std::mutex mu_;
   std::vector<std::unique_ptr<Task>> tasks_;        // running, or ended and not yet reaped

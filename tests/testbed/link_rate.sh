@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Reads from other datacenters go to the one with the faster measured link
+# (ctest testbed_link_rate, docs/dfs.md "Where reads come from"): builds 3
+# datacenters x 1 worker with deploy/testbed.sh, dc2->dc1 at 200mbit and
+# dc3->dc1 at 10mbit, the client in dc1. A 16 MiB file of 16 blocks of
+# 1 MiB is put with replication 2, replica 1 pinned to dc2 (--datacenter)
+# and w1 (dc1's only worker) decommissioned first, so hdfs placement puts
+# replica 2 of every block in dc3: every block then has one replica in dc2,
+# one in dc3 and none in dc1 (checked with dfs stat). The master lists the
+# two in an order it rotates by block id; `dfs cat` from the client must
+# learn within the run that dc2 is faster: the kernel's client bytes
+# dc3->dc1 must be at most two blocks' worth (the first block may be read
+# from dc3 before anything is measured), the rest must come from dc2, and
+# the bytes must equal the original's (sha256). Then `down` must leave no
+# namespace of the run, also when the test fails (trap).
+#
+#   tests/testbed/link_rate.sh [--build DIR] [--keep]
+#
+# Needs root; exits 77 (ctest: skipped) with one line otherwise.
+set -euo pipefail
+# shellcheck source=tests/lib/root_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+root_test_begin testbed_link_rate "network namespaces, tc, nft" "$@"
+for arg in "${REST[@]}"; do unknown_option "$arg"; done
+for tool in tc nft jq ethtool ip awk sha256sum; do
+  command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
+done
+for b in master/mr-master worker/mr-worker tools/mrctl; do
+  [[ -x "$BUILD/$b" ]] || fail "$BUILD/$b is missing: build first"
+done
+
+started=$SECONDS
+T="$(mktemp -d /tmp/testbed-link-rate.XXXXXX)"
+TB="$T/tb"
+prefix=""
+testbed() { "$ROOT/deploy/testbed.sh" "$1" --dir "$TB" "${@:2}"; }
+client() { testbed exec client -- mrctl "$@"; }
+
+cleanup() {
+  local rc=$? left
+  set +e
+  [[ -z "$prefix" && -f "$TB/netns.state" ]] && prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
+  testbed down >/dev/null 2>&1 || echo "testbed_link_rate: testbed.sh down failed" >&2
+  if [[ -n "$prefix" ]]; then
+    left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
+    [[ "$left" -eq 0 ]] || { echo "testbed_link_rate: $left namespaces named $prefix* left behind" >&2; rc=1; }
+  fi
+  if [[ $keep -eq 1 || ($rc -ne 0 && -n "${MR_TESTBED_KEEP_ON_FAIL:-}") ]]; then
+    echo "testbed_link_rate: kept $T" >&2
+  else
+    rm -rf "$T"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+block=1048576
+blocks=16
+testbed up --datacenters 3 --workers 1 --pair-rate dc2:dc1=200mbit --pair-rate dc3:dc1=10mbit \
+  --block-size "$block" --replication 2 --scheduler fifo --build "$BUILD" >"$T/up.log" 2>&1 ||
+  fail "testbed.sh up failed: $(tail -n 3 "$T/up.log")"
+prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
+say "$(head -n 1 "$T/up.log")"
+
+# No new replica in dc1: w1 (its only worker) takes no new blocks.
+client cluster decommission w1 >/dev/null || fail "cluster decommission w1 failed"
+"$BUILD/tools/mrctl" gen text "$T/f.txt" --size $((blocks * block)) --seed 21 >/dev/null
+client dfs put --replication 2 --datacenter dc2 "$T/f.txt" /data/f.txt >/dev/null ||
+  fail "dfs put --datacenter dc2 from the client failed"
+client dfs stat --json /data/f.txt >"$T/stat.json" || fail "dfs stat /data/f.txt failed"
+n="$(jq '.blocks | length' "$T/stat.json")"
+[[ "$n" -eq "$blocks" ]] || fail "/data/f.txt has $n blocks, want $blocks"
+placed="$(jq '[.blocks[] | select((.datacenters | sort) == ["dc2", "dc3"])] | length' "$T/stat.json")"
+[[ "$placed" -eq "$blocks" ]] ||
+  fail "only $placed of $blocks blocks have exactly one replica in dc2 and one in dc3: $(jq -c '[.blocks[].datacenters]' "$T/stat.json")"
+dc3_first="$(jq '[.blocks[] | select(.datacenters[0] == "dc3")] | length' "$T/stat.json")"
+say "$blocks blocks, each with replicas in dc2 and dc3; the master lists dc3 first for $dc3_first"
+
+testbed counters --reset >/dev/null
+client dfs cat --stats /data/f.txt >"$T/f.out" 2>"$T/cat.err" || fail "dfs cat failed: $(tail -n 2 "$T/cat.err")"
+testbed counters >"$T/counters.json"
+grep '^mrctl: read stats: ' "$T/cat.err" | sed 's/^mrctl: /  /' || true
+[[ "$(sha256sum <"$T/f.out" | cut -d' ' -f1)" == "$(sha256sum <"$T/f.txt" | cut -d' ' -f1)" ]] ||
+  fail "dfs cat's bytes differ from the file put (sha256)"
+
+pair() { jq --arg f "$1" --arg t "$2" '.pairs[] | select(.from == $f and .to == $t) | .client_bytes' "$T/counters.json"; }
+from2="$(pair dc2 dc1)" from3="$(pair dc3 dc1)"
+say "client bytes of the cat: dc2->dc1 $from2, dc3->dc1 $from3 (a block is $block B of payload)"
+# Payload plus TCP/IP headers (~1500/1448) and the framing: 10 % margin.
+max3=$((2 * block * 11 / 10))
+min2=$(((blocks - 2) * block))
+(( from3 <= max3 )) ||
+  fail "dc3->dc1 (10mbit) carried $from3 B, more than two blocks' worth ($max3 B); dc2->dc1 (200mbit) $from2 B"
+(( from2 >= min2 )) || fail "dc2->dc1 carried $from2 B, less than $((blocks - 2)) blocks ($min2 B)"
+
+testbed down >"$T/down.log" 2>&1 || fail "testbed.sh down failed: $(tail -n 2 "$T/down.log")"
+left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
+[[ "$left" -eq 0 ]] || fail "$left namespaces named $prefix* left after down"
+say "PASS in $((SECONDS - started)) s (down left no namespace $prefix*)"
