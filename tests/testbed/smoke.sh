@@ -62,7 +62,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-testbed up --datacenters 2 --workers 2 --rate 100mbit --block-size 1048576 --scheduler fifo >"$T/up.log" 2>&1 ||
+testbed up --datacenters 2 --workers 2 --rate 100mbit --block-size 1048576 --scheduler fifo --build "$BUILD" >"$T/up.log" 2>&1 ||
   fail "testbed.sh up failed: $(tail -n 3 "$T/up.log")"
 prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
 say "$(head -n 1 "$T/up.log")"
