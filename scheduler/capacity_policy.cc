@@ -290,7 +290,9 @@ CapacityPolicy::MapChoice CapacityPolicy::ChooseMap(const ClusterState& state, N
       JobInfo& info = jobs_[static_cast<size_t>(key.id)];
       if (!UserMayTake(view, tally, info.user)) continue;
       ++info.opportunities;
-      if (int32_t i = tasks_.ObtainMap(state, key.id, node, Locality::kDatacenter); i >= 0) {
+      if (int32_t i =
+              tasks_.ObtainMap(state, key.id, node, Locality::kDatacenter, options_.topology);
+          i >= 0) {
         info.opportunities = 0;  // a local map: the job waits afresh
         return {key.id, i, false};
       }
@@ -374,7 +376,11 @@ const PolicyInfo& CapacityPolicyInfo() {
         "maps still given after an off-switch map in the same heartbeat; >= 0"},
        {"locality_wait_factor", -1.0,
         "off-switch gate: a job waits for min(remaining maps, nodes) x this missed "
-        "opportunities; -1 = auto (the job's hosts / the cluster's hosts)"}},
+        "opportunities; -1 = auto (the job's hosts / the cluster's hosts)"},
+       {"topology", std::string("rack-as-datacenter"),
+        "rack-as-datacenter: node, then the node's rack (when configured) and datacenter, then "
+        "others (Hadoop 1.x with a rack per datacenter); blind: a node-local map, else the "
+        "job's first map anywhere (Hadoop 0.20.2 with every node in one rack, as in JoSS)"}},
       [](const SchedulerParams& params, const SchedulerEnv&) -> Result<std::unique_ptr<Scheduler>> {
         CapacityOptions options;
         auto queues = ParseCapacityQueues(ParamString(params, "queues"));
@@ -399,6 +405,10 @@ const PolicyInfo& CapacityPolicyInfo() {
         options.user_limit_factor = ParamDouble(params, "user_limit_factor");
         options.supports_priority = ParamBool(params, "supports_priority");
         options.locality_wait_factor = ParamDouble(params, "locality_wait_factor");
+        const std::string topology = ParamString(params, "topology");
+        if (!ParseTopology(topology, &options.topology)) {
+          return Status::InvalidArgument(TopologyError(topology));
+        }
         auto policy = CapacityPolicy::Create(options);
         if (!policy.ok()) return policy.status();
         return std::unique_ptr<Scheduler>(std::move(policy).value());

@@ -134,6 +134,11 @@ struct CapacityOptions {
   // mapreduce.job.locality.wait.factor for every job: -1 = auto (the
   // job's hosts / the cluster's hosts, capped at 1), else ≥ 0. Default: -1.
   double locality_wait_factor = -1;
+  // How a map is looked for (job_tasks.h Topology). kBlind (Hadoop 0.20.2
+  // with every node in one rack): the node-or-rack step finds a node-local
+  // map, else the job's first map anywhere, so the off-switch gate only
+  // ever applies to maps with no location. Default: kRackAsDatacenter.
+  Topology topology = Topology::kRackAsDatacenter;
 };
 
 class CapacityPolicy : public Scheduler {

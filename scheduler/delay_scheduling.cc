@@ -207,10 +207,14 @@ bool DelayAssigner::AssignOne(const ClusterState& state, NodeId node, bool map,
     const Job& job = state.job(id);
     if (job.pending_maps() == 0) continue;
     const DelayLevel allowed = delay_.Allowed(id, UnlocatedPending(state, id));
-    if (int32_t i = tasks_.ObtainMap(state, id, node, SearchCap(allowed)); i >= 0) {
+    if (int32_t i = tasks_.ObtainMap(state, id, node, SearchCap(allowed), options_.topology);
+        i >= 0) {
       const Locality actual = state.LocalityOf(node, job.maps[static_cast<size_t>(i)].replicas);
       launcher.LaunchMap(id, i);
-      delay_.Launched(id, DelayLevelOf(actual));
+      // Blind: one rack, so whatever is not on the node is rack-local.
+      const bool blind = options_.topology == Topology::kBlind;
+      delay_.Launched(id, blind && actual != Locality::kNode ? DelayLevel::kRack
+                                                             : DelayLevelOf(actual));
       return true;
     }
   }

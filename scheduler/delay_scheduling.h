@@ -127,6 +127,9 @@ struct DelayOptions {
   TimeMs rack_delay_ms = 1500;      // W2 (locality.delay.rack); ≥ 0
   bool assign_multiple = true;      // several tasks per heartbeat
   TimeMs update_interval_ms = 500;  // demand/order refresh; 0 = every heartbeat
+  // kBlind: one rack holds every node, so a launched map is NODE or RACK,
+  // and RACK searches the node, then every located map (job_tasks.h).
+  Topology topology = Topology::kRackAsDatacenter;
 };
 
 class DelayAssigner {

@@ -33,6 +33,7 @@ Result<std::unique_ptr<FairPolicy>> FairPolicy::Create(const FairOptions& option
       options.rack_locality_delay_ms < 0 ? auto_delay : options.rack_locality_delay_ms;
   delay.assign_multiple = options.assign_multiple;
   delay.update_interval_ms = options.update_interval_ms;
+  delay.topology = options.topology;
   return std::unique_ptr<FairPolicy>(
       new FairPolicy(delay, std::make_unique<FairOrder>(std::move(pools).value())));
 }
@@ -53,7 +54,11 @@ const PolicyInfo& FairPolicyInfo() {
         "pools as name[:weight[:min_maps[:min_reduces[:fair|fifo]]]],...; unlisted pools get "
         "weight 1, no min share"},
        {"update_interval_ms", int64_t{500},
-        "how often demands and fair shares are refreshed (update.interval); 0 = every heartbeat"}},
+        "how often demands and fair shares are refreshed (update.interval); 0 = every heartbeat"},
+       {"topology", std::string("rack-as-datacenter"),
+        "rack-as-datacenter: node, then the node's rack (when configured) and datacenter, then "
+        "others (Hadoop 1.x with a rack per datacenter); blind: a node-local map, else the "
+        "job's first map anywhere (Hadoop 0.20.2 with every node in one rack, as in JoSS)"}},
       [](const SchedulerParams& params,
          const SchedulerEnv& env) -> Result<std::unique_ptr<Scheduler>> {
         FairOptions options;
@@ -62,6 +67,10 @@ const PolicyInfo& FairPolicyInfo() {
         options.assign_multiple = ParamBool(params, "assign_multiple");
         options.pools = ParamString(params, "pools");
         options.update_interval_ms = ParamInt(params, "update_interval_ms");
+        const std::string topology = ParamString(params, "topology");
+        if (!ParseTopology(topology, &options.topology)) {
+          return Status::InvalidArgument(TopologyError(topology));
+        }
         auto policy = FairPolicy::Create(options, env.heartbeat_ms);
         if (!policy.ok()) return policy.status();
         return std::unique_ptr<Scheduler>(std::move(policy).value());

@@ -76,6 +76,13 @@ struct FairOptions {
   // (mapred.fairscheduler.update.interval); 0 = every heartbeat. ≥ 0.
   // Default: 500.
   TimeMs update_interval_ms = 500;
+  // How a map is looked for at each allowed level (job_tasks.h Topology).
+  // kBlind (Hadoop 0.20.2 with every node in one rack): NODE = the node;
+  // RACK and ANY = the node, then the job's first map anywhere. Hadoop
+  // 0.20.2's Fair Scheduler, JoSS's baseline, is this with both delays 0
+  // (it has no delay scheduling) and assign_multiple = false (baselines.md
+  // §3). Default: kRackAsDatacenter.
+  Topology topology = Topology::kRackAsDatacenter;
 };
 
 class FairPolicy : public DelayPolicy {
@@ -96,7 +103,8 @@ class FairPolicy : public DelayPolicy {
 };
 
 // The registry entry: name "fair"; parameters node_locality_delay_ms,
-// rack_locality_delay_ms, assign_multiple, pools, update_interval_ms.
+// rack_locality_delay_ms, assign_multiple, pools, update_interval_ms,
+// topology.
 const PolicyInfo& FairPolicyInfo();
 
 }  // namespace mr::sched

@@ -158,7 +158,8 @@ void FifoPolicy::AssignMaps(const ClusterState& state, const Snapshot& cluster, 
     for (JobId id : queue_) {
       if (state.job(id).pending_maps() == 0) continue;
       // a. Node, rack or datacenter local (or a failed map).
-      if (int32_t i = tasks_.ObtainMap(state, id, node, Locality::kDatacenter); i >= 0) {
+      if (int32_t i = tasks_.ObtainMap(state, id, node, Locality::kDatacenter, options_.topology);
+          i >= 0) {
         launcher.LaunchMap(id, i);
         if (exceeded_padding) return;
         launched = true;
@@ -235,7 +236,11 @@ const PolicyInfo& FifoPolicyInfo() {
         "fraction of the queued jobs' tasks kept free beyond the head job "
         "(mapred.jobtracker.taskalloc.capacitypad); in [0, 1]"},
        {"min_cluster_size_for_padding", int64_t{3},
-        "padding applies only with more live nodes than this (MIN_CLUSTER_SIZE_FOR_PADDING)"}},
+        "padding applies only with more live nodes than this (MIN_CLUSTER_SIZE_FOR_PADDING)"},
+       {"topology", std::string("rack-as-datacenter"),
+        "rack-as-datacenter: node, then the node's rack (when configured) and datacenter, then "
+        "others (Hadoop 1.x with a rack per datacenter); blind: a node-local map, else the "
+        "job's first map anywhere (Hadoop 0.20.2 with every node in one rack, as in JoSS)"}},
       [](const SchedulerParams& params, const SchedulerEnv&) -> Result<std::unique_ptr<Scheduler>> {
         FifoOptions options;
         options.capacity_pad = ParamDouble(params, "capacity_pad");
@@ -245,6 +250,10 @@ const PolicyInfo& FifoPolicyInfo() {
                                          std::to_string(min_size));
         }
         options.min_cluster_size_for_padding = static_cast<int>(min_size);
+        const std::string topology = ParamString(params, "topology");
+        if (!ParseTopology(topology, &options.topology)) {
+          return Status::InvalidArgument(TopologyError(topology));
+        }
         auto policy = FifoPolicy::Create(options);
         if (!policy.ok()) return policy.status();
         return std::unique_ptr<Scheduler>(std::move(policy).value());

@@ -80,6 +80,11 @@ struct FifoOptions {
   // Padding applies only with more live nodes than this
   // (MIN_CLUSTER_SIZE_FOR_PADDING). ≥ 0. Default: 3.
   int min_cluster_size_for_padding = 3;
+  // How step 4 reads the topology (job_tasks.h Topology). kBlind: step a
+  // is a node-local map, else the job's first map anywhere (Hadoop 0.20.2
+  // with every node in one rack: no map is off-switch, so step b only ever
+  // finds maps with no location). Default: kRackAsDatacenter.
+  Topology topology = Topology::kRackAsDatacenter;
 };
 
 class FifoPolicy : public Scheduler {
@@ -139,8 +144,8 @@ class FifoPolicy : public Scheduler {
   std::set<Key> reducible_;
 };
 
-// The registry entry: name "fifo", parameters capacity_pad and
-// min_cluster_size_for_padding.
+// The registry entry: name "fifo", parameters capacity_pad,
+// min_cluster_size_for_padding and topology.
 const PolicyInfo& FifoPolicyInfo();
 
 }  // namespace mr::sched

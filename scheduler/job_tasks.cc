@@ -91,6 +91,21 @@ void AddFailed(std::vector<int32_t>& list, int32_t index) {
 
 }  // namespace
 
+bool ParseTopology(const std::string& text, Topology* out) {
+  if (text == "rack-as-datacenter") {
+    *out = Topology::kRackAsDatacenter;
+  } else if (text == "blind") {
+    *out = Topology::kBlind;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string TopologyError(const std::string& text) {
+  return "topology must be rack-as-datacenter or blind, got '" + text + "'";
+}
+
 JobTaskIndex::JobTaskIndex() = default;
 JobTaskIndex::~JobTaskIndex() = default;
 
@@ -170,8 +185,10 @@ void JobTaskIndex::Refresh(const ClusterState& state) {
 }
 
 // cap: -1 non-local only, else the deepest Locality level searched around
-// the node (kOffDatacenter = no cap).
-int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, int cap) {
+// the node (kOffDatacenter = no cap). `blind`: one rack holds every node
+// (Topology::kBlind), so after the node comes every located map.
+int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, int cap,
+                             bool blind) {
   Lists& lists = Get(job, "ObtainMap");
   const std::vector<MapTask>& maps = state.job(job).maps;
   const Node& n = state.node(node);
@@ -186,6 +203,15 @@ int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, 
       if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
     }
     if (cap == static_cast<int>(Locality::kNode)) return -1;
+    if (blind) {  // the one rack: the lowest index over every datacenter
+      int32_t best = -1;
+      for (std::set<int32_t>& l : lists.by_dc) {
+        int32_t i = First(l, maps, failed_here);
+        if (i >= 0 && (best < 0 || i < best)) best = i;
+      }
+      if (best >= 0 || cap != static_cast<int>(Locality::kOffDatacenter)) return best;
+      return First(lists.no_location, maps, failed_here);
+    }
     if (n.rack >= 0) {
       if (auto* l = At(lists.by_rack, n.rack)) {
         if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
@@ -212,12 +238,12 @@ int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, 
 }
 
 int32_t JobTaskIndex::ObtainMap(const ClusterState& state, JobId job, NodeId node,
-                                Locality max_level) {
-  return Obtain(state, job, node, static_cast<int>(max_level));
+                                Locality max_level, Topology topology) {
+  return Obtain(state, job, node, static_cast<int>(max_level), topology == Topology::kBlind);
 }
 
 int32_t JobTaskIndex::ObtainNonLocalMap(const ClusterState& state, JobId job, NodeId node) {
-  return Obtain(state, job, node, -1);
+  return Obtain(state, job, node, -1, false);
 }
 
 int32_t JobTaskIndex::ObtainReduce(const ClusterState& state, JobId job, NodeId node) {

@@ -51,11 +51,29 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "scheduler/cluster_state.h"
 
 namespace mr::sched {
+
+// How a Hadoop-style policy reads the topology (the `topology` parameter of
+// fifo, fair and capacity).
+enum class Topology : int8_t {
+  // Hadoop 1.x with a topology script that makes each datacenter a rack
+  // (baselines.md §1): node, rack (when configured), datacenter, others.
+  kRackAsDatacenter = 0,
+  // Hadoop 0.20.2 as JoSS compares with it (JoSS §1, §3: blind to
+  // datacenters): no topology script, every node in /default-rack. A
+  // node-local map, else the job's lowest-index map anywhere: every
+  // located map is "rack-local", none off-switch.
+  kBlind = 1,
+};
+// "rack-as-datacenter" / "blind" → *out; false for anything else.
+bool ParseTopology(const std::string& text, Topology* out);
+// The error for a bad value: "topology must be rack-as-datacenter or blind, got '...'".
+std::string TopologyError(const std::string& text);
 
 class JobTaskIndex {
  public:
@@ -77,8 +95,12 @@ class JobTaskIndex {
   void Refresh(const ClusterState& state);
 
   // The index of a pending map of `job` for `node`, or -1 (order above).
+  // With Topology::kBlind the whole cluster is one rack: kNode searches the
+  // node; kRack and kDatacenter the node, then every located map (lowest
+  // index); kOffDatacenter also the maps with no location.
   int32_t ObtainMap(const ClusterState& state, JobId job, NodeId node,
-                    Locality max_level = Locality::kOffDatacenter);
+                    Locality max_level = Locality::kOffDatacenter,
+                    Topology topology = Topology::kRackAsDatacenter);
   // Steps 0, 2, 3 only: failed maps, other datacenters, no location.
   int32_t ObtainNonLocalMap(const ClusterState& state, JobId job, NodeId node);
   // The index of a pending reduce of `job` for `node`, or -1 (also before
@@ -102,7 +124,7 @@ class JobTaskIndex {
   struct Lists;
   Lists& Get(JobId job, const char* caller);
   void Index(const ClusterState& state, JobId job, Lists& lists, int32_t index);
-  int32_t Obtain(const ClusterState& state, JobId job, NodeId node, int cap);
+  int32_t Obtain(const ClusterState& state, JobId job, NodeId node, int cap, bool blind);
 
   std::vector<std::unique_ptr<Lists>> jobs_;  // by JobId; null when not indexed
   std::vector<uint8_t> reduce_ready_;         // by JobId (SyncReduceReady)

@@ -93,8 +93,9 @@ JossQueues::Plan* JossQueues::PlanOf(JobId job) const {
   return plans_[static_cast<size_t>(job)].get();
 }
 
-// Counts the tasks of `job` that have a queue and are not done, by the
-// queue's datacenter, replacing the job's previous counts in the totals.
+// Counts the tasks of `job` that wait in a queue (have one and are
+// pending), by the queue's datacenter, replacing the job's previous counts
+// in the totals. Running tasks are counted where they run (Unprocessed).
 void JossQueues::Recount(const ClusterState& state, JobId job) {
   Plan& p = *PlanOf(job);
   for (size_t c = 0; c < p.unprocessed.size(); ++c) unprocessed_[c] -= p.unprocessed[c];
@@ -106,8 +107,8 @@ void JossQueues::Recount(const ClusterState& state, JobId job) {
     }
   };
   const Job& j = state.job(job);
-  count(p.map_queue, [&](size_t i) { return j.maps[i].state == TaskState::kDone; });
-  count(p.reduce_queue, [&](size_t i) { return j.reduces[i].state == TaskState::kDone; });
+  count(p.map_queue, [&](size_t i) { return j.maps[i].state != TaskState::kPending; });
+  count(p.reduce_queue, [&](size_t i) { return j.reduces[i].state != TaskState::kPending; });
   for (size_t c = 0; c < p.unprocessed.size(); ++c) unprocessed_[c] += p.unprocessed[c];
 }
 
@@ -120,7 +121,14 @@ const std::vector<int64_t>& JossQueues::Unprocessed(const ClusterState& state) {
     Recount(state, id);
   }
   to_recount_.clear();
-  return unprocessed_;
+  // Running tasks of any job — MQ_FIFO's included — by the datacenter of
+  // the VPS that runs them (the host keeps Node::running_*).
+  load_ = unprocessed_;
+  for (const Node& n : state.nodes()) {
+    const auto c = static_cast<size_t>(n.datacenter);
+    if (n.datacenter >= 0 && c < load_.size()) load_[c] += n.running_maps + n.running_reduces;
+  }
+  return load_;
 }
 
 void JossQueues::CatchUp(const ClusterState& state) {
@@ -176,8 +184,11 @@ std::vector<JossQueues::Entry> JossQueues::EntriesOf(const Queue& q, JobId job) 
 }
 
 // Policy A's cen_w (Fig. 4 lines 9–10): fewest unprocessed tasks among the
-// datacenters with a live VPS (all datacenters if none has one); lowest
-// index on ties.
+// datacenters with a live VPS (all datacenters if none has one). Ties (the
+// paper is silent): the first tied datacenter after the previous cen_w
+// (set by Schedule when it uses the choice), cyclically — not always the
+// lowest index, which would send every reduce-heavy job that finds the
+// cluster idle to cen_1.
 int32_t JossQueues::LeastUnprocessed(const ClusterState& state) {
   const std::vector<int64_t>& count = Unprocessed(state);
   std::vector<char> live(count.size(), 0);
@@ -188,8 +199,10 @@ int32_t JossQueues::LeastUnprocessed(const ClusterState& state) {
       any_live = true;
     }
   }
+  const size_t k = count.size();
   int32_t best = -1;
-  for (size_t c = 0; c < count.size(); ++c) {
+  for (size_t step = 1; step <= k; ++step) {
+    const size_t c = (static_cast<size_t>(last_least_ + 1) + step - 1) % k;
     if (any_live && !live[c]) continue;
     if (best < 0 || count[c] < count[static_cast<size_t>(best)]) best = static_cast<int32_t>(c);
   }
@@ -228,6 +241,7 @@ void JossQueues::Schedule(const ClusterState& state, JobId job, JossClass cls) {
   plans_[static_cast<size_t>(job)] = std::move(plan);
   if (cls == JossClass::kSmallReduceHeavy) {
     PlacePolicyA(j, least);
+    last_least_ = least;
   } else {
     PlacePolicyBC(state, j, cls == JossClass::kSmallMapHeavy, least);
   }
@@ -282,7 +296,7 @@ void JossQueues::PlacePolicyBC(const ClusterState& state, const Job& j, bool sma
       std::erase_if(l, [&](int32_t i) { return placed[static_cast<size_t>(i)] != 0; });
     }
   }
-  if (e < 0) e = least;  // no map has a live replica: choose as policy A does
+  if (e < 0) e = last_least_ = least;  // no map has a live replica: choose as policy A does
   for (size_t i = 0; i < m; ++i) {
     if (placed[i]) continue;
     if (e_queue < 0) e_queue = small ? map_queues_[e][0] : NewQueue(e, job, true);
@@ -295,13 +309,14 @@ void JossQueues::PlacePolicyBC(const ClusterState& state, const Job& j, bool sma
     Push(job, static_cast<int32_t>(i), false, rq, false);
 }
 
-void JossQueues::RemoveJob(JobId job) {
+std::vector<JossDroppedQueue> JossQueues::RemoveJob(JobId job) {
   if (auto it = std::find(fifo_jobs_.begin(), fifo_jobs_.end(), job); it != fifo_jobs_.end()) {
     fifo_jobs_.erase(it);
     fifo_tasks_.RemoveJob(job);
   }
+  std::vector<JossDroppedQueue> dropped;
   Plan* p = PlanOf(job);
-  if (p == nullptr) return;
+  if (p == nullptr) return dropped;
   for (size_t c = 0; c < p->unprocessed.size(); ++c) unprocessed_[c] -= p->unprocessed[c];
   // Entries left behind (a killed job's) would never be taken.
   auto drop = [&](const std::vector<int>& queue_of, bool is_map) {
@@ -314,11 +329,17 @@ void JossQueues::RemoveJob(JobId job) {
   drop(p->reduce_queue, /*is_map=*/false);
   for (int id : p->own) {
     const int32_t dc = queues_[static_cast<size_t>(id)]->dc;
-    std::erase(map_queues_[static_cast<size_t>(dc)], id);
-    std::erase(reduce_queues_[static_cast<size_t>(dc)], id);
+    for (const bool is_map : {true, false}) {
+      std::vector<int>& ids = (is_map ? map_queues_ : reduce_queues_)[static_cast<size_t>(dc)];
+      if (auto it = std::find(ids.begin(), ids.end(), id); it != ids.end()) {
+        dropped.push_back({dc, static_cast<int>(it - ids.begin()), is_map});
+        ids.erase(it);
+      }
+    }
     queues_[static_cast<size_t>(id)].reset();
   }
   plans_[static_cast<size_t>(job)].reset();
+  return dropped;
 }
 
 void JossQueues::TaskPendingAgain(const ClusterState& state, JobId job, int32_t index,

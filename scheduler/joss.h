@@ -32,8 +32,10 @@
 //
 // Schedule (Fig. 4; line numbers are the figure's):
 //   A (lines 8–12): cen_w = the datacenter with the fewest unprocessed
-//     tasks — tasks queued in or launched from its queues and not yet
-//     finished — among datacenters with a live VPS (ties: lowest index).
+//     tasks — tasks waiting in its queues plus tasks running on its VPSs,
+//     MQ_FIFO's included (Unprocessed) — among datacenters with a live VPS
+//     (ties, where the paper is silent: the first tied datacenter after the
+//     previous cen_w, cyclically).
 //     All maps → MQ_{w,0}, all reduces → RQ_{w,0}.
 //   B / C (lines 14–40): L_c = the job's maps whose block has a live replica
 //     in cen_c (lines 14–15). While maps remain (α > 0, line 17): cen_d =
@@ -61,7 +63,9 @@
 //       loss, goes back to the *front* of the queue it was scheduled to, so
 //       it runs next there (as Hadoop offers failed tasks first).
 //     - A large job's queues are dropped when the job finishes (the paper
-//       never retires them).
+//       never retires them); RemoveJob says where they were, so that an
+//       index kept across calls (JossOptions::persistent_index) is not
+//       shifted by the drop.
 //
 // Speed (a heartbeat must take microseconds with 20,000 queued maps):
 //   - A queue is an ordered set, not a deque: each entry carries its
@@ -77,8 +81,9 @@
 //     queue order, so TakeReduce does not walk past the reduces that must
 //     wait. Whether a job is past slow-start is re-read for the jobs that
 //     ClusterState's change log names (any change to a job is logged).
-//   - Policy A's unprocessed counts are kept per datacenter and per job;
-//     only the jobs the change log names are recounted.
+//   - Policy A's waiting counts are kept per datacenter and per job; only
+//     the jobs the change log names are recounted. Running tasks are summed
+//     over the nodes at each policy-A arrival (O(nodes), once per job).
 //   - When a job finishes, the entries it still has (a killed job's) leave
 //     its queues at once; an entry found not pending anyway is dropped.
 //
@@ -131,6 +136,14 @@ struct TaskRef {
   int32_t index = 0;
 };
 
+// A per-job queue dropped when its job finished: it was at `position` in
+// its datacenter's map (is_map) or reduce queue list (JossQueues::RemoveJob).
+struct JossDroppedQueue {
+  int32_t dc = 0;
+  int position = 0;
+  bool is_map = true;
+};
+
 class JossQueues {
  public:
   JossQueues();
@@ -141,8 +154,11 @@ class JossQueues {
   // Fig. 4 for one arriving job (the class from JossClassify). A job of a
   // known class arriving while no datacenter exists goes to the FIFO queues.
   void Schedule(const ClusterState& state, JobId job, JossClass cls);
-  // The job finished: forget it and drop its own (policy C) queues.
-  void RemoveJob(JobId job);
+  // The job finished: forget it and drop its own (policy C) queues. Returns
+  // where those queues were, in the order dropped (each position counted
+  // in the list as it was when that queue left it), so that a round-robin
+  // index kept across calls can stay on the queue it pointed at.
+  std::vector<JossDroppedQueue> RemoveJob(JobId job);
   // A task is pending again after a failure: back to the front of its queue.
   void TaskPendingAgain(const ClusterState& state, JobId job, int32_t index, bool is_map);
   // After a node loss: every pending task that is in no queue goes back.
@@ -170,10 +186,14 @@ class JossQueues {
   // over, as Hadoop passes over such jobs).
   std::optional<TaskRef> TakeReduce(const ClusterState& state, int32_t dc, int q);
 
-  // Tasks queued in or launched from each datacenter's queues and not yet
-  // finished (policy A's "unprocessed tasks"), by datacenter. Recounts
-  // only the jobs changed since the last call (all of them if the change
-  // log no longer reaches back that far). Valid until the queues change.
+  // Policy A's "unprocessed tasks" (§4.2), by datacenter c: the tasks
+  // waiting in c's queues plus the tasks running on c's VPSs, whichever
+  // queue they came from (MQ_FIFO / RQ_FIFO included). Tasks still waiting
+  // in MQ_FIFO / RQ_FIFO are not counted: any VPS serves those first (Figs.
+  // 5–6 lines 6–8, 15–17), so they would add the same to every datacenter.
+  // Recounts only the jobs changed since the last call (all of them if the
+  // change log no longer reaches back that far). Valid until the queues or
+  // the state change.
   const std::vector<int64_t>& Unprocessed(const ClusterState& state);
   // Datacenter a task was scheduled to, or -1 (new job, or unknown).
   int32_t HomeOf(JobId job, int32_t index, bool is_map) const;
@@ -246,6 +266,8 @@ class JossQueues {
   uint64_t seen_seq_ = 0;             // the change log is read up to here
   std::vector<JobId> to_recount_;     // jobs changed since their last Recount
   std::vector<int64_t> unprocessed_;  // Σ of the plans' counts, per datacenter
+  std::vector<int64_t> load_;         // unprocessed_ + running tasks (Unprocessed)
+  int32_t last_least_ = -1;           // the previous cen_w (LeastUnprocessed ties)
 };
 
 }  // namespace mr::sched

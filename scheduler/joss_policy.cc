@@ -19,7 +19,16 @@ void JossPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
   queues_.Schedule(state, job, c.cls);
 }
 
-void JossPolicy::OnJobFinished(const ClusterState&, JobId job, TimeMs) { queues_.RemoveJob(job); }
+// A dropped queue ahead of a kept index moves the queues after it down by
+// one; the index follows, so the queue it pointed at is still next.
+void JossPolicy::OnJobFinished(const ClusterState&, JobId job, TimeMs) {
+  for (const JossDroppedQueue& d : queues_.RemoveJob(job)) {
+    std::vector<int>& index = d.is_map ? i_map_ : i_red_;
+    if (static_cast<size_t>(d.dc) < index.size() && d.position < index[static_cast<size_t>(d.dc)]) {
+      --index[static_cast<size_t>(d.dc)];
+    }
+  }
+}
 
 void JossPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,
                               TimeMs) {
@@ -93,7 +102,11 @@ void JossPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher
   const Node& n = state.node(hb.node);
   if (!n.live) return;
   const auto k = static_cast<size_t>(state.datacenters());
-  if (i_map_.size() < k) i_map_.resize(k, 0), i_red_.resize(k, 0);  // line 1: start at 0
+  if (i_map_.size() < k) i_map_.resize(k, 0), i_red_.resize(k, 0);
+  if (!options_.persistent_index) {  // line 1: both indexes start at 0 at each call
+    i_map_[static_cast<size_t>(n.datacenter)] = 0;
+    i_red_[static_cast<size_t>(n.datacenter)] = 0;
+  }
   serves_map_.assign(k, 0);
   serves_reduce_.assign(k, 0);
   for (const Node& v : state.nodes()) {
@@ -121,6 +134,7 @@ Result<std::unique_ptr<Scheduler>> MakeJoss(const SchedulerParams& params, bool 
   options.job_driven = job_driven;
   options.td = ParamDouble(params, "td");
   options.idle_steal = ParamBool(params, "idle_steal");
+  options.persistent_index = ParamBool(params, "persistent_index");
   auto policy = JossPolicy::Create(options);
   if (!policy.ok()) return policy.status();
   return std::unique_ptr<Scheduler>(std::move(policy).value());
@@ -132,7 +146,10 @@ std::vector<SchedulerParamSpec> JossParams() {
            "derive td = k/(k-1) from the k datacenters (Eq. 8)"},
           {"idle_steal", false,
            "a VPS whose datacenter's queues are empty takes tasks queued for other datacenters "
-           "(not in the paper; off keeps policy A/B placement)"}};
+           "(not in the paper; off keeps policy A/B placement)"},
+          {"persistent_index", false,
+           "keep the round-robin indexes I_map, I_red per datacenter across heartbeats (not in "
+           "the paper: Figs. 5-6 line 1 sets them to 0 at each call)"}};
 }
 
 }  // namespace

@@ -33,12 +33,16 @@
 //      lines 19–22, round-robin over RQ_{c,0..N_red} with I_red, taking the
 //      first reduce (the same in TTA and JTA).
 //
+// Line 1 sets I_map and I_red to 0 at each call: each heartbeat (the call
+// covers every idle slot of the VPS, line 2) starts at MQ_{c,0} / RQ_{c,0}.
+// With one map slot per VPS a large job's queue is then served only when
+// MQ_{c,0} has nothing for the VPS. persistent_index = true (not in the
+// paper; the code before issue 13) keeps them per datacenter across
+// heartbeats instead, so the turn passes to the large jobs' queues; a
+// queue dropped ahead of a kept index moves the index down with it
+// (OnJobFinished), so no queue loses its turn.
+//
 // Where the figures are silent (docs/schedulers.md repeats these):
-//   - I_map and I_red (line 1) are kept per datacenter across heartbeats.
-//     Reset at every heartbeat they would always start at MQ_{c,0}, and with
-//     the paper's one slot per VPS the large jobs' queues would never be
-//     served: the round robin that "avoids job starvation" (§4.3) needs
-//     them to persist. Per datacenter, because the queues are cen_c's.
 //   - An empty MQ_{c,I} (or one whose reduces are all before slow-start) is
 //     passed over: the round robin moves to the next queue, at most one
 //     full turn per slot.
@@ -83,6 +87,9 @@ struct JossOptions {
   // An idle VPS may take tasks queued for other datacenters (not in the
   // paper; see above). Default: false.
   bool idle_steal = false;
+  // Keep I_map / I_red per datacenter across heartbeats instead of starting
+  // at 0 at each call (Figs. 5–6 line 1). Not in the paper. Default: false.
+  bool persistent_index = false;
 };
 
 class JossPolicy : public Scheduler {
@@ -113,13 +120,14 @@ class JossPolicy : public Scheduler {
   JossOptions options_;
   JossQueues queues_;
   std::vector<std::optional<JossClassification>> classes_;  // by JobId
-  std::vector<int> i_map_, i_red_;                          // Fig. 5/6 line 1, per datacenter
+  std::vector<int> i_map_, i_red_;  // Fig. 5/6 line 1, per datacenter (kept: persistent_index)
   // Per datacenter, set at each heartbeat: has a live VPS with a map
   // (reduce) slot.
   std::vector<char> serves_map_, serves_reduce_;
 };
 
-// The registry entries: "joss-t" and "joss-j", parameters td and idle_steal.
+// The registry entries: "joss-t" and "joss-j", parameters td, idle_steal and
+// persistent_index.
 const PolicyInfo& JossTPolicyInfo();
 const PolicyInfo& JossJPolicyInfo();
 

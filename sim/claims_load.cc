@@ -88,7 +88,10 @@ std::optional<Section> BuildSection(const std::string& scenario, const Runs& run
   if (scenario == "joint-skew" || scenario == "joint-uniform") return JointSection(scenario, runs);
   if (scenario == "pandas-uniform" || scenario == "pandas-skewed") return PandasSection(scenario, runs);
   if (scenario == "matchmaking") return MatchmakingSection(runs);
-  if (scenario == "joss-small" || scenario == "joss-mixed") return JossSection(scenario, runs);
+  if (scenario == "joss-small" || scenario == "joss-mixed" || scenario == "joss-small-uniform" ||
+      scenario == "joss-mixed-uniform") {
+    return JossSection(scenario, runs);
+  }
   if (scenario == "probabilistic") return ProbabilisticSection(runs);
   if (scenario == "scale-500") return ScaleSection(runs);
   return std::nullopt;

@@ -16,9 +16,10 @@
 namespace mr::sim {
 namespace {
 
-const std::vector<std::string> kOrder = {"joint-skew",    "joint-uniform", "pandas-uniform",
-                                         "pandas-skewed", "matchmaking",   "joss-small",
-                                         "joss-mixed",    "probabilistic", "scale-500"};
+const std::vector<std::string> kOrder = {
+    "joint-skew",         "joint-uniform", "pandas-uniform",     "pandas-skewed",
+    "matchmaking",        "joss-small",    "joss-small-uniform", "joss-mixed",
+    "joss-mixed-uniform", "probabilistic", "scale-500"};
 
 Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

@@ -23,7 +23,10 @@ struct ClusterSpec {
   int map_slots = 2;         // per node. Default: 2
   int reduce_slots = 1;      // per node. Default: 1
   int64_t heartbeat_ms = 3000;     // regular heartbeat interval of every node. Default: 3000
-  bool out_of_band_heartbeat = true;  // a node heartbeats at once when a task ends. Default: true
+  // A node heartbeats at once when one of its tasks ends. Hadoop 1.x has it
+  // off by default (mapreduce.tasktracker.outofband.heartbeat, baselines.md
+  // §1) and 0.20 does not have it: a scenario whose paper had it says so.
+  bool out_of_band_heartbeat = false;  // Default: false
 };
 
 // The link model (Joint §3.2, Fig. 2): every node has an up- and a down-link

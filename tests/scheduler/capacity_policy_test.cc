@@ -373,5 +373,26 @@ TEST(CapacityPolicyTest, ALongRandomStreamGivesTheRecordedDecisions) {
   }
 }
 
+// topology = "blind" (Hadoop 0.20.2 in JoSS, one rack): every map is
+// node- or rack-local, so the off-switch gate never holds a map back and
+// no map ends the heartbeat's loop; the first map anywhere after the node.
+TEST(CapacityPolicyTest, BlindTopologyNeverGatesOffSwitch) {
+  for (const bool blind : {false, true}) {
+    SCOPED_TRACE(blind ? "blind" : "rack-as-datacenter");
+    TestHost host(blind ? MakePolicy("capacity", {{"topology", std::string("blind")}})
+                        : MakePolicy("capacity"));
+    NodeId a = host.AddNode(0, /*map_slots=*/3, /*reduce_slots=*/0);
+    NodeId b = host.AddNode(0, 1, 0), c = host.AddNode(1, 1, 0), d = host.AddNode(1, 1, 0);
+    JobId j = host.AddJob(MakeJob({{c}, {b}, {d}, {c}, {d}, {c}}, /*reduces=*/0));
+    if (blind) {
+      EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 0, a), Map(j, 1, a), Map(j, 2, a)));
+    } else {
+      // b's map is datacenter-local; then the gate (min(5, 4) × 3/4 = 3
+      // missed opportunities needed, 1 so far) holds the others back.
+      EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a)));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mr::sched

@@ -376,7 +376,7 @@ TEST(RegistryTest, UnknownParameterListsTheParameters) {
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().message(),
             "scheduler 'fifo': unknown parameter 'capacitypad' (parameters: capacity_pad, "
-            "min_cluster_size_for_padding)");
+            "min_cluster_size_for_padding, topology)");
 }
 
 TEST(RegistryTest, WrongTypeIsRejectedAndIntWorksForDouble) {

@@ -239,5 +239,27 @@ TEST(FairPolicyTest, BadParametersAreRejected) {
   EXPECT_THAT(interval.status().message(), HasSubstr("update_interval_ms must be >= 0"));
 }
 
+// The Fair Scheduler of Hadoop 0.20.2, JoSS's baseline (baselines.md §3):
+// no delay scheduling (both delays 0: every job may take any map at once),
+// one task per heartbeat (assign_multiple = false), and with topology =
+// "blind" no datacenter preference (every VPS in /default-rack): a
+// node-local map, else the job's first map anywhere.
+TEST(FairPolicyTest, Hadoop020SettingsTakeTheFirstMapAnywhereOnePerHeartbeat) {
+  for (const bool blind : {false, true}) {
+    SCOPED_TRACE(blind ? "blind" : "rack-as-datacenter");
+    SchedulerParams params = {{"node_locality_delay_ms", int64_t{0}},
+                                    {"rack_locality_delay_ms", int64_t{0}},
+                                    {"assign_multiple", false}};
+    if (blind) params["topology"] = std::string("blind");
+    TestHost host(MakePolicy("fair", params));
+    NodeId a = host.AddNode(0, /*map_slots=*/3, /*reduce_slots=*/0);
+    NodeId b = host.AddNode(0, 3, 0), c = host.AddNode(1, 3, 0);
+    JobId j = host.AddJob(MakeJob({{c}, {b}, {c}}, /*reduces=*/0));
+    // Rack = datacenter (today's reading) takes b's map, in a's datacenter;
+    // blind takes the first map, on c in the other datacenter.
+    EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, blind ? 0 : 1, a)));
+  }
+}
+
 }  // namespace
 }  // namespace mr::sched

@@ -181,5 +181,40 @@ TEST(FifoPolicyTest, BadParametersAreRejected) {
   EXPECT_TRUE(FifoPolicy::Create(FifoOptions{}).ok());
 }
 
+// topology = "blind": Hadoop 0.20.2 as JoSS ran it (JoSS §1, §3), with no
+// topology script, so every VPS is in /default-rack (baselines.md §1):
+// obtainNewNodeOrRackLocalMapTask finds a node-local map, else the job's
+// first map anywhere — no preference for the datacenter, and no map is
+// off-switch, so none ends the heartbeat's map loop.
+TEST(FifoPolicyTest, BlindTopologyTakesAnyMapAfterTheNodeAndNeverStopsOffSwitch) {
+  for (const bool blind : {false, true}) {
+    SCOPED_TRACE(blind ? "blind" : "rack-as-datacenter");
+    TestHost host(blind ? MakePolicy("fifo", {{"topology", std::string("blind")}})
+                        : MakePolicy("fifo"));
+    NodeId a = host.AddNode(0, /*map_slots=*/3, /*reduce_slots=*/0);
+    NodeId b = host.AddNode(0, 1, 0), c = host.AddNode(1, 1, 0), d = host.AddNode(1, 1, 0);
+    // Six maps for six slots: map load 1, so a may take three.
+    JobId j = host.AddJob(MakeJob({{c}, {b}, {d}, {c}, {d}, {c}}, /*reduces=*/0));
+    if (blind) {
+      EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 0, a), Map(j, 1, a), Map(j, 2, a)));
+    } else {
+      // The datacenter-local map first; the off-datacenter one ends the loop.
+      EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a), Map(j, 0, a)));
+    }
+  }
+}
+
+TEST(FifoPolicyTest, BlindTopologyStillPrefersTheNode) {
+  TestHost host(MakePolicy("fifo", {{"topology", std::string("blind")}}));
+  NodeId a = host.AddNode(0, /*map_slots=*/1, 0);
+  NodeId c = host.AddNode(1, 1, 0);
+  JobId j = host.AddJob(MakeJob({{c}, {a}}, 0));
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(j, 1, a)));
+  auto bad = MakeScheduler("fifo", {{"topology", std::string("flat")}}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("topology must be rack-as-datacenter or blind, got 'flat'"));
+}
+
 }  // namespace
 }  // namespace mr::sched

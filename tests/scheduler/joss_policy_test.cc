@@ -351,6 +351,89 @@ TEST(JossPolicyTest, TdParameterAndBadValues) {
   EXPECT_THAT(bad.status().message(), HasSubstr("td must be a finite number"));
 }
 
+// ---- Details where the code follows Figs. 4–6 to the letter (issue 13 item 8) ----
+
+// Fig. 5 line 1 sets I_map = 0 at each call of the assigner, so every
+// heartbeat starts at MQ_{c,0}: with one map slot a VPS serves the small
+// jobs' queue first whenever it has a task, and a large job's queue only
+// when MQ_{c,0} is empty (line 11 on an empty queue: passed over).
+TEST(JossPolicyTest, Fig5Line1StartsTheRoundRobinAtZeroAtEachCall) {
+  TestHost host(MakePolicy("joss-t"));
+  NodeId a = host.AddNode(0, /*map_slots=*/1);
+  host.AddNode(0), host.AddNodes(1, 2);
+  JobId small = host.AddJob(FpJob({{a}, {a}}, 1.0, /*reduces=*/0));       // MQ_{1,0}
+  JobId large = host.AddJob(FpJob({{a}, {a}, {a}}, 1.0, 0));  // MQ_{1,1}
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(small, 0, a)));
+  host.FinishMap(small, 0);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(small, 1, a)));  // I_map = 0 again
+  host.FinishMap(small, 1);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(large, 0, a)));  // MQ_{1,0} empty
+}
+
+// The index kept across heartbeats (the code before issue 13) survives as
+// a named option, off by default.
+TEST(JossPolicyTest, PersistentIndexOptionKeepsTheRoundRobinAcrossCalls) {
+  TestHost host(MakePolicy("joss-t", {{"persistent_index", true}}));
+  NodeId a = host.AddNode(0, /*map_slots=*/1);
+  host.AddNode(0), host.AddNodes(1, 2);
+  JobId small = host.AddJob(FpJob({{a}, {a}}, 1.0, /*reduces=*/0));
+  JobId large = host.AddJob(FpJob({{a}, {a}, {a}}, 1.0, 0));
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(small, 0, a)));
+  host.FinishMap(small, 0);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(large, 0, a)));
+}
+
+// With the index kept across calls, dropping a finished large job's queue
+// (ahead of the index) must not make the round robin skip a queue: the
+// queue that was next is still next.
+TEST(JossPolicyTest, DroppingAFinishedJobsQueueDoesNotShiftThePersistentIndex) {
+  TestHost host(MakePolicy("joss-t", {{"persistent_index", true}}));
+  NodeId a = host.AddNode(0, /*map_slots=*/1);
+  host.AddNode(0), host.AddNodes(1, 2);
+  JobId gone = host.AddJob(FpJob({{a}, {a}, {a}}, 1.0, /*reduces=*/0));  // MQ_{1,1}: large
+  JobId first = host.AddJob(FpJob({{a}, {a}, {a}}, 1.0, 0));             // MQ_{1,2}
+  JobId second = host.AddJob(FpJob({{a}, {a}, {a}}, 1.0, 0));            // MQ_{1,3}
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(gone, 0, a)));  // I_map 1 → 2
+  host.FinishMap(gone, 0);
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(first, 0, a)));  // I_map 2 → 3
+  host.FinishMap(first, 0);
+  // `gone` is killed: its queue MQ_{1,1} goes, MQ_{1,3} becomes MQ_{1,2}.
+  host.state().FinishJob(gone);
+  host.policy().OnJobFinished(host.state(), gone, host.now());
+  // `second`'s queue was next (I_map = 3) and still is.
+  EXPECT_THAT(host.Heartbeat(a), ElementsAre(Map(second, 0, a)));
+}
+
+// §4.2 policy A: cen_w has "the least amount of unprocessed tasks". A task
+// of MQ_FIFO running on a VPS of cen_c is unprocessed work of cen_c too.
+TEST(JossPolicyTest, PolicyACountsMqFifoTasksRunningInADatacenter) {
+  TestHost host(MakePolicy("joss-t"));
+  std::vector<NodeId> cen1 = host.AddNodes(0, 2, /*map_slots=*/1), cen2 = host.AddNodes(1, 2, 1);
+  JobId fresh = host.AddJob(FpJob({{cen1[0]}, {cen1[1]}}, kNoFp));  // MQ_FIFO
+  EXPECT_THAT(host.Heartbeat(cen1[0]), ElementsAre(Map(fresh, 0, cen1[0])));
+  EXPECT_THAT(host.Heartbeat(cen1[1]), ElementsAre(Map(fresh, 1, cen1[1])));
+  // cen_1 runs two tasks, cen_2 none: the Permu job goes to cen_2.
+  JobId permu = host.AddJob(FpJob({{cen2[0]}}, 3.0));
+  EXPECT_THAT(MapHomes(host, permu), ElementsAre(1));
+}
+
+// Ties for cen_w (§4.2 is silent): the tied datacenter that follows the
+// previous cen_w, cyclically, so an idle cluster does not send every
+// reduce-heavy job to cen_1.
+TEST(JossPolicyTest, PolicyATiesGoToTheNextDatacenterAfterThePreviousChoice) {
+  TestHost host(MakePolicy("joss-t"));
+  std::vector<NodeId> cen1 = host.AddNodes(0, 2, 1, 1), cen2 = host.AddNodes(1, 2, 1, 1);
+  JobId first = host.AddJob(FpJob({{cen1[0]}}, 3.0, /*reduces=*/0));
+  EXPECT_THAT(MapHomes(host, first), ElementsAre(0));  // all tied: the first, cen_1
+  EXPECT_THAT(host.Heartbeat(cen1[0]), ElementsAre(Map(first, 0, cen1[0])));
+  host.FinishMap(first, 0);  // done: both datacenters at 0 again
+  JobId second = host.AddJob(FpJob({{cen1[0]}}, 3.0, 0));
+  EXPECT_THAT(MapHomes(host, second), ElementsAre(1));
+  JobId third = host.AddJob(FpJob({{cen1[0]}}, 3.0, 0));
+  EXPECT_THAT(MapHomes(host, third), ElementsAre(0));  // cen_2 has second's map now
+  (void)cen2;
+}
+
 // Known-FP jobs of every class, with failures and node losses, must all
 // complete under both assigners (the conformance suite's random stream
 // only has new jobs, which JoSS sends to MQ_FIFO).

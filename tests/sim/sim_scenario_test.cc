@@ -48,6 +48,17 @@ TEST(SimScenarioFile, MinimalParses) {
   EXPECT_EQ(sc->schedulers[0].label, "fifo");
 }
 
+// Hadoop's default (mapreduce.tasktracker.outofband.heartbeat = false,
+// baselines.md §1), and 0.20/0.21 have none: a scenario asks for them.
+TEST(SimScenarioFile, OutOfBandHeartbeatsAreOffUnlessAsked) {
+  auto sc = ParseScenario(kMinimal, "t.toml", "", {});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_FALSE(sc->cluster.out_of_band_heartbeat);
+  auto on = ParseScenario(kMinimal, "t.toml", "", {{"cluster.out_of_band_heartbeat", "true"}});
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->cluster.out_of_band_heartbeat);
+}
+
 // One clear line naming the key by its full path.
 TEST(SimScenarioFile, ErrorsNameTheKey) {
   EXPECT_EQ(ParseError("[network]\nspeed = 3\n").message(), "t.toml: unknown key 'network.speed'");
@@ -298,6 +309,8 @@ const std::map<std::string, std::vector<Override>>& Reduced() {
       {"matchmaking", {}},
       {"joss-small", {}},
       {"joss-mixed", {}},
+      {"joss-small-uniform", {}},
+      {"joss-mixed-uniform", {}},
       {"probabilistic", {{"workload.scale", "0.1"}}},
       {"scale-500", {{"cluster.nodes", "50"}, {"workload.jobs", "500"}}},
       // Already scaled to a 2-core machine (their [live] tables: sim_live_test.cc).
