@@ -104,7 +104,7 @@ TEST(SimLive, LiveTable) {
   auto sc = LoadScenario(Shipped("joss-mixed-live"), {});
   ASSERT_TRUE(sc.ok());
   EXPECT_EQ(sc->live.block_mb, 1);
-  EXPECT_EQ(sc->live.time_scale, 20);
+  EXPECT_EQ(sc->live.time_scale, 50);
   ASSERT_NE(sc->live.Find("grep"), nullptr);
   EXPECT_EQ(sc->live.Find("grep")->job, "grep");
   EXPECT_EQ(sc->live.Find("grep")->input, "web");  // the type's input_type
