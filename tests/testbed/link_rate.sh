@@ -20,47 +20,28 @@
 set -euo pipefail
 # shellcheck source=tests/lib/root_test.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+# shellcheck source=tests/lib/testbed_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/testbed_test.sh"
 root_test_begin testbed_link_rate "network namespaces, tc, nft" "$@"
 for arg in "${REST[@]}"; do unknown_option "$arg"; done
-for tool in tc nft jq ethtool ip awk sha256sum; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
-done
-for b in master/mr-master worker/mr-worker tools/mrctl; do
-  [[ -x "$BUILD/$b" ]] || fail "$BUILD/$b is missing: build first"
-done
+require_tools tc nft jq ethtool ip awk sha256sum
+require_built master/mr-master worker/mr-worker tools/mrctl
 
 started=$SECONDS
 T="$(mktemp -d /tmp/testbed-link-rate.XXXXXX)"
 TB="$T/tb"
-prefix=""
 testbed() { "$ROOT/deploy/testbed.sh" "$1" --dir "$TB" "${@:2}"; }
 client() { testbed exec client -- mrctl "$@"; }
 
-cleanup() {
-  local rc=$? left
-  set +e
-  [[ -z "$prefix" && -f "$TB/netns.state" ]] && prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
-  testbed down >/dev/null 2>&1 || echo "testbed_link_rate: testbed.sh down failed" >&2
-  if [[ -n "$prefix" ]]; then
-    left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
-    [[ "$left" -eq 0 ]] || { echo "testbed_link_rate: $left namespaces named $prefix* left behind" >&2; rc=1; }
-  fi
-  if [[ $keep -eq 1 || ($rc -ne 0 && -n "${MR_TESTBED_KEEP_ON_FAIL:-}") ]]; then
-    echo "testbed_link_rate: kept $T" >&2
-  else
-    rm -rf "$T"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+testbed_cleanup_on_exit "$T" "$TB"
 
 block=1048576
 blocks=16
 testbed up --datacenters 3 --workers 1 --pair-rate dc2:dc1=200mbit --pair-rate dc3:dc1=10mbit \
   --block-size "$block" --replication 2 --scheduler fifo --build "$BUILD" >"$T/up.log" 2>&1 ||
   fail "testbed.sh up failed: $(tail -n 3 "$T/up.log")"
-prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
+prefix="$(testbed_prefix "$TB")"
+TESTBED_PREFIX=$prefix
 say "$(head -n 1 "$T/up.log")"
 
 # No new replica in dc1: w1 (its only worker) takes no new blocks.
@@ -95,6 +76,6 @@ min2=$(((blocks - 2) * block))
 (( from2 >= min2 )) || fail "dc2->dc1 carried $from2 B, less than $((blocks - 2)) blocks ($min2 B)"
 
 testbed down >"$T/down.log" 2>&1 || fail "testbed.sh down failed: $(tail -n 2 "$T/down.log")"
-left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
+left="$(namespaces_left "$prefix")"
 [[ "$left" -eq 0 ]] || fail "$left namespaces named $prefix* left after down"
 say "PASS in $((SECONDS - started)) s (down left no namespace $prefix*)"

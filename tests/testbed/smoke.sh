@@ -27,44 +27,25 @@
 set -euo pipefail
 # shellcheck source=tests/lib/root_test.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+# shellcheck source=tests/lib/testbed_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/testbed_test.sh"
 root_test_begin testbed_smoke "network namespaces, tc, nft" "$@"
 for arg in "${REST[@]}"; do unknown_option "$arg"; done
-for tool in tc nft jq ethtool ip awk; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
-done
-for b in master/mr-master worker/mr-worker tools/mrctl; do
-  [[ -x "$BUILD/$b" ]] || fail "$BUILD/$b is missing: build first"
-done
+require_tools tc nft jq ethtool ip awk
+require_built master/mr-master worker/mr-worker tools/mrctl
 
 started=$SECONDS
 T="$(mktemp -d /tmp/testbed-smoke.XXXXXX)"
 TB="$T/tb"
-prefix=""
 testbed() { "$ROOT/deploy/testbed.sh" "$1" --dir "$TB" "${@:2}"; }
 client() { testbed exec client -- mrctl "$@"; }
 
-cleanup() {
-  local rc=$? left
-  set +e
-  [[ -z "$prefix" && -f "$TB/netns.state" ]] && prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
-  testbed down >/dev/null 2>&1 || echo "testbed_smoke: testbed.sh down failed" >&2
-  if [[ -n "$prefix" ]]; then
-    left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
-    [[ "$left" -eq 0 ]] || { echo "testbed_smoke: $left namespaces named $prefix* left behind" >&2; rc=1; }
-  fi
-  if [[ $keep -eq 1 || ($rc -ne 0 && -n "${MR_TESTBED_KEEP_ON_FAIL:-}") ]]; then
-    echo "testbed_smoke: kept $T" >&2
-  else
-    rm -rf "$T"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+testbed_cleanup_on_exit "$T" "$TB"
 
 testbed up --datacenters 2 --workers 2 --rate 100mbit --block-size 1048576 --scheduler fifo --build "$BUILD" >"$T/up.log" 2>&1 ||
   fail "testbed.sh up failed: $(tail -n 3 "$T/up.log")"
-prefix="$(awk '$1 == "prefix" { print $2 }' "$TB/netns.state")"
+prefix="$(testbed_prefix "$TB")"
+TESTBED_PREFIX=$prefix
 say "$(head -n 1 "$T/up.log")"
 
 # Inputs: a (replication 2: a replica in each datacenter, hdfs placement) and
@@ -126,6 +107,6 @@ testbed status >"$T/status.txt"
   fail "after rate 20mbit, not every htb class has ceil 20Mbit: $(grep -E '^  (up|down) ' "$T/status.txt" | tr '\n' ';')"
 run_job 2 joss-t b.txt
 testbed down >"$T/down.log" 2>&1 || fail "testbed.sh down failed: $(tail -n 2 "$T/down.log")"
-left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
+left="$(namespaces_left "$prefix")"
 [[ "$left" -eq 0 ]] || fail "$left namespaces named $prefix* left after down"
 say "PASS in $((SECONDS - started)) s (down left no namespace $prefix*)"

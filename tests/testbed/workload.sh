@@ -18,49 +18,27 @@
 set -euo pipefail
 # shellcheck source=tests/lib/root_test.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/root_test.sh"
+# shellcheck source=tests/lib/testbed_test.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/testbed_test.sh"
 root_test_begin testbed_workload "network namespaces, tc, nft" "$@"
 for arg in "${REST[@]}"; do unknown_option "$arg"; done
-for tool in tc nft jq ethtool ip awk; do
-  command -v "$tool" >/dev/null || fail "$tool is missing (deploy/install-deps.sh installs it)"
-done
-for b in master/mr-master worker/mr-worker tools/mrctl jobs/mr-local sim/mr-sim sim/mr-workload; do
-  [[ -x "$BUILD/$b" ]] || fail "$BUILD/$b is missing: build first"
-done
+require_tools tc nft jq ethtool ip awk
+require_built master/mr-master worker/mr-worker tools/mrctl jobs/mr-local sim/mr-sim sim/mr-workload
 
 started=$SECONDS
 T="$(mktemp -d /tmp/testbed-workload.XXXXXX)"
 OUT="$T/out"
 POLICIES=(fifo joss-t)
-prefix=""
-# The namespaces' prefix, from `testbed.sh status` as live_policies.sh saved it.
-status_prefix() { sed -n 's/^testbed in .*: prefix \([^ ]*\)$/\1/p' "$OUT/testbed-status.txt"; }
-cleanup() {
-  local rc=$? left
-  set +e
-  [[ -f "$OUT/testbed-status.txt" ]] && prefix="$(status_prefix)"
-  "$ROOT/deploy/testbed.sh" down --dir "$OUT/testbed" >/dev/null 2>&1  # idempotent
-  if [[ -n "$prefix" ]]; then
-    left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
-    [[ "$left" -eq 0 ]] || { echo "testbed_workload: $left namespaces named $prefix* left behind" >&2; rc=1; }
-  fi
-  if [[ $keep -eq 1 || ($rc -ne 0 && -n "${MR_TESTBED_KEEP_ON_FAIL:-}") ]]; then
-    echo "testbed_workload: kept $T" >&2
-  else
-    rm -rf "$T"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+testbed_cleanup_on_exit "$T" "$OUT/testbed"
 
 rc=0
 "$ROOT/bench/live_policies.sh" --workload "$ROOT/tests/testbed/tiny-workload.toml" \
   --policies "$(IFS=,; echo "${POLICIES[*]}")" --reps 1 --datacenters 2 --workers 2 --rate 100mbit \
   --verify --out "$OUT" --build "$BUILD" --max-minutes 4 --job-timeout 120 >"$T/live.log" 2>&1 || rc=$?
 [[ -f "$OUT/testbed-status.txt" ]] || fail "live_policies.sh built no testbed: $(tail -n 3 "$T/live.log")"
-prefix="$(status_prefix)"
+prefix="$(testbed_prefix "$OUT/testbed")"  # from the saved status: the testbed is down
 [[ -n "$prefix" ]] || fail "no namespace prefix in $OUT/testbed-status.txt"
-left="$(ip netns list | awk '{ print $1 }' | grep -c "^$prefix" || true)"
+left="$(namespaces_left "$prefix")"
 [[ "$left" -eq 0 ]] || fail "live_policies.sh left $left namespaces named $prefix*"
 for p in "${POLICIES[@]}"; do
   [[ -f "$OUT/$p/rep1/mr-workload.err" ]] && grep -h 'mr-workload: ' "$OUT/$p/rep1/mr-workload.err" | sed "s/^/  $p: /" >&2
