@@ -23,8 +23,9 @@
 # (meta.json). On the testbed the links run at --rate only while the jobs
 # run (from --before-jobs to --after-jobs); the uploads before and the
 # verification after run at --upload-rate, which is no part of the
-# experiment (the same bytes go to the same places, sooner). --verify has mr-workload compare every output with mr-local's
-# (jobs.csv `verified`); --set is passed to mr-workload and mr-sim. The whole run
+# experiment (the same bytes go to the same places, sooner). --verify has
+# mr-workload compare every output with mr-local's (jobs.csv `verified`);
+# --set is passed to mr-workload and mr-sim. The whole run
 # stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
 # failed (the report is still written from the rest); 2 bad usage.
