@@ -19,14 +19,14 @@
 # the load average, counters reset, `mr-workload run` (its --before-jobs
 # saves what the uploads moved, counters-puts.json, and resets the kernel
 # counters again), counters as soon as the jobs end (its --after-jobs:
-# counters.json), every job's record (records.json), the load average after
-# (meta.json). On the testbed the links run at --rate only while the jobs
-# run (from --before-jobs to --after-jobs); the uploads before and the
-# verification after run at --upload-rate, which is no part of the
-# experiment (the same bytes go to the same places, sooner). --verify has
-# mr-workload compare every output with mr-local's (jobs.csv `verified`);
-# --set is passed to mr-workload and mr-sim. The whole run
-# stops after --max-minutes (the current mr-workload is told the rest as its
+# counters.json), every job's record (records.json, written by
+# mr-workload), the load average after (meta.json). On the testbed the
+# links run at --rate only while the jobs run (from --before-jobs to
+# --after-jobs); the uploads before and the verification after run at
+# --upload-rate, which is no part of the experiment (the same bytes go to
+# the same places, sooner). --verify has mr-workload compare every output
+# with mr-local's (jobs.csv `verified`); --set is passed to mr-workload and
+# mr-sim. The whole run stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
 # failed (the report is still written from the rest); 2 bad usage.
 set -euo pipefail
@@ -133,13 +133,6 @@ for ((rep = 1; rep <= reps; rep++)); do
       >"$dir/mr-workload.out" 2>"$dir/mr-workload.err" || rc=$?
     secs=$((SECONDS - t0))
     load_after="$(loadavg)"
-    # Every job's full record (tasks per worker, INT by component).
-    if [[ -f "$dir/jobs.csv" ]]; then
-      ids="$(jq -r '.jobs[].job_id' "$dir/jobs.json" 2>/dev/null || true)"
-      { echo '['; sep=""
-        for id in $ids; do printf '%s' "$sep"; mrctl job show "$id" --json; sep=","; done
-        echo ']'; } >"$dir/records.json"
-    fi
     jq -n --arg p "$p" --argjson rep "$rep" --arg lb "$load_before" --arg la "$load_after" \
       --argjson secs "$secs" --argjson rc "$rc" --arg rate "$rate" --argjson kernel "$kernel" \
       '{policy:$p, rep:$rep, load_before:($lb|split(" ")|map(tonumber)),

@@ -77,6 +77,7 @@ struct LiveJobPlan {
   int64_t at_ms = 0;                     // submit time after live.time_scale
   int64_t job_id = 0;
   int64_t submitted_ms = 0;  // actual, from the start of the timed phase
+  nlohmann::json record;     // `mrctl job show --json` once every job has ended
   std::string verified;      // with verify: "yes", "no", or "" (not compared)
 };
 
@@ -125,6 +126,7 @@ class LiveRun {
       const CommandResult r = Run({"/bin/sh", "-c", o_.after_jobs});
       if (r.exit_code != 0) return Fail("--after-jobs failed: " + r.err, 1);
     }
+    if (const int rc = FetchRecords(); rc != 0) return rc;
     const int mismatches = o_.verify ? Verify() : 0;
     const int rc = WriteResults();
     return rc == 0 && mismatches > 0 ? 1 : rc;
@@ -337,9 +339,7 @@ class LiveRun {
     int bad = 0;
     std::error_code ec;
     for (LiveJobPlan& j : jobs_) {
-      const json rec = json::parse(
-          Mrctl({"job", "show", std::to_string(j.job_id), "--json"}).out, nullptr, false);
-      if (!rec.is_object() || rec.value("state", "") != "succeeded") continue;
+      if (j.record.value("state", "") != "succeeded") continue;
       std::string want;
       const CommandResult oracle = OracleOutput(j, &want);
       const CommandResult got = Mrctl({"dfs", "cat", j.dfs_output});
@@ -364,6 +364,25 @@ class LiveRun {
     err_ << "mr-workload: " << checked << " outputs compared with mr-local's, " << bad
          << " differ\n";
     return bad;
+  }
+
+  // Reads every job's record once (`mrctl job show --json`) into j.record
+  // and writes them all to OUT/records.json; called when every job has
+  // ended, before Verify() and WriteResults() use them.
+  int FetchRecords() {
+    json all = json::array();
+    for (LiveJobPlan& j : jobs_) {
+      const CommandResult r = Mrctl({"job", "show", std::to_string(j.job_id), "--json"});
+      j.record = json::parse(r.out, nullptr, false);
+      if (r.exit_code != 0 || !j.record.is_object())
+        return Fail("job show " + std::to_string(j.job_id) + ": " + r.err, 1);
+      all.push_back(j.record);
+    }
+    std::ofstream f(o_.out_dir + "/records.json", std::ios::trunc);
+    f << all.dump() << "\n";
+    f.close();
+    if (!f) return Fail("cannot write " + o_.out_dir + "/records.json", 1);
+    return 0;
   }
 
   int WriteResults() {
@@ -403,10 +422,7 @@ class LiveRun {
     int failed = 0;
     int64_t first_submit = INT64_MAX, last_end = 0;
     for (const LiveJobPlan& j : jobs_) {
-      const CommandResult r = Mrctl({"job", "show", std::to_string(j.job_id), "--json"});
-      const json rec = json::parse(r.out, nullptr, false);
-      if (r.exit_code != 0 || !rec.is_object())
-        return Fail("job show " + std::to_string(j.job_id) + ": " + r.err, 1);
+      const json& rec = j.record;
       std::string params;
       const json sp = rec.value("scheduler_params", json::object());
       for (const auto& [k, v] : sp.items()) {

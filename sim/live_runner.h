@@ -9,8 +9,9 @@
 // job-datacenter placement); then submit every job at its submit time ÷
 // live.time_scale, wait for all, and write OUT/jobs.csv and OUT/jobs.json,
 // one row per job from its record (with `verify`, after comparing each
-// output with mr-local's). It drives the cluster through `mrctl`
-// processes, as a user would, so it needs no RPC code of its own.
+// output with mr-local's), and every record whole to OUT/records.json. It
+// drives the cluster through `mrctl` processes, as a user would, so it
+// needs no RPC code of its own.
 //
 // Not thread-safe; one run at a time per process.
 #pragma once

@@ -108,6 +108,15 @@ TEST_F(WorkloadRunnerTest, ATinyWorkloadRunsAndEveryOutputMatchesTheOracle) {
   }
   EXPECT_EQ(wc, 2);
   EXPECT_EQ(grep, 2);
+  // Every record whole, in the rows' order.
+  std::ifstream rs(work_ + "/out/records.json");
+  const json records = json::parse(rs, nullptr, false);
+  ASSERT_TRUE(records.is_array());
+  ASSERT_EQ(records.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(records[i]["id"], summary["jobs"][i]["job_id"]);
+    EXPECT_TRUE(records[i].contains("map_tasks"));
+  }
 }
 
 // Job-datacenter placement: each input put with `mrctl dfs put --datacenter`
