@@ -34,7 +34,8 @@ JobFigures Figures(const pb::JobRecord& r) {
     f.fp_wire /= static_cast<double>(measured);
   }
   f.inter_dc_bytes = r.map_input().other_dc() + sh.other_dc() + r.output().other_dc() +
-                     r.prefetch_inter_dc_bytes() + r.spec().client_inter_dc_bytes();
+                     r.prefetch_inter_dc_bytes() + r.spec().client_inter_dc_bytes() +
+                     r.retried().other_dc();
   f.jtt_ms = r.end_ms() > 0 ? r.end_ms() - r.submit_ms() : 0;
   return f;
 }

@@ -18,8 +18,8 @@ struct JobFigures {
   double reduce_data_locality_rate = 0;  // shuffle bytes from own datacenter / all
   double fp_raw = 0;                   // mean over maps of raw output / input bytes
   double fp_wire = 0;                  // mean over maps of shuffle bytes sent / input bytes
-  // map input + shuffle + output + prefetch + the client's sample across
-  // datacenters
+  // map input + shuffle + output + prefetch + the client's sample + the
+  // retried attempts' bytes, across datacenters
   int64_t inter_dc_bytes = 0;
   int64_t jtt_ms = 0;                  // end - submit (0 while running)
 };

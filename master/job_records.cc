@@ -65,11 +65,13 @@ void Summarize(pb::JobRecord* r) {
   }
 }
 
-// Replaces the record of task `index` or appends one.
+// The record of task `index`, cleared, or a new one appended; the bytes of
+// a cleared one are added to `retried`'s.
 template <typename Records>
-auto* TaskRecordAt(Records* records, int32_t index) {
+auto* TaskRecordAt(Records* records, int32_t index, pb::JobRecord* retried) {
   for (auto& t : *records) {
     if (t.index() == index) {
+      AddRetried(retried, t);
       t.Clear();
       return &t;
     }
@@ -310,12 +312,16 @@ pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb
   return record;
 }
 
+// A task's earlier run, which this record replaces (a map that ran again
+// after its output was lost), moved bytes too: they join the retried ones.
 void JobTracker::KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task) {
-  *TaskRecordAt(job.record.mutable_maps(), task.index()) = task;
+  pb::MapTaskRecord* at = TaskRecordAt(job.record.mutable_maps(), task.index(), &job.record);
+  *at = task;
 }
 
 void JobTracker::KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task) {
-  *TaskRecordAt(job.record.mutable_reduces(), task.index()) = task;
+  pb::ReduceTaskRecord* at = TaskRecordAt(job.record.mutable_reduces(), task.index(), &job.record);
+  *at = task;
 }
 
 // One map task per block of `file`, in block order, each with the workers

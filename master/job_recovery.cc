@@ -260,7 +260,12 @@ void JobTracker::Recover(pb::JobRecord record) {
     sched::Job& s = state_.mutable_job(j.sid);
     sched::MapTask& m = s.maps[static_cast<size_t>(i)];
     if (has_record) m.attempts = rec->second.attempts();
-    if (!done) continue;
+    if (!done) {
+      // Its recorded run's output is gone: it runs again, and the bytes of
+      // that run are retried ones.
+      if (has_record) AddRetried(&j.record, rec->second);
+      continue;
+    }
     pb::MapTaskRecord t = has_record ? rec->second : pb::MapTaskRecord();
     t.set_index(i);
     t.set_attempts(std::max(1, t.attempts()));

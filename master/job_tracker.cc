@@ -304,6 +304,7 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
         EndJob(*job, "failed", "map " + std::to_string(r.index()) + ": " + r.error());
         break;
       }
+      AddRetried(&job->record, r);  // what the attempt moved before it ended
       TaskFailed(*job, r.is_map(), r.index(), r.error().empty() ? "killed" : r.error(), true);
       break;
     default:
@@ -319,6 +320,7 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
   const pb::MapTaskRecord record = MakeMapRecord(job, r);
   Persist(job, &record, nullptr);
   if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index()))) {
+    AddRetried(&job.record, r);
     TaskFailed(job, true, r.index(), "cannot commit its output", true);
     return;
   }
@@ -337,6 +339,7 @@ void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r) {
   const pb::ReduceTaskRecord record = MakeReduceRecord(job, r);
   Persist(job, nullptr, &record);
   if (!CommitOutput(job, r.output_file(), PartName("part-", r.index()))) {
+    AddRetried(&job.record, r);
     TaskFailed(job, false, r.index(), "cannot commit its output", true);
     return;
   }

@@ -86,4 +86,14 @@ inline void AddTraffic(pb::Traffic* a, const pb::Traffic& b) {
   a->set_other_dc(a->other_dc() + b.other_dc());
 }
 
+// Adds what one attempt moved (its map input, shuffle and output
+// replication) to `record`'s retried bytes: called for an attempt that will
+// not be the task's counted run (JobRecord.retried).
+template <typename Task>
+void AddRetried(pb::JobRecord* record, const Task& attempt) {
+  if constexpr (requires { attempt.input(); }) AddTraffic(record->mutable_retried(), attempt.input());
+  if constexpr (requires { attempt.shuffle(); }) AddTraffic(record->mutable_retried(), attempt.shuffle());
+  if constexpr (requires { attempt.output(); }) AddTraffic(record->mutable_retried(), attempt.output());
+}
+
 }  // namespace mr::master

@@ -51,7 +51,7 @@ Result<Json> ReadJson(const std::string& path) {
 struct Tally {
   double jobs = 0, failed = 0, jtt_ms = 0, maps = 0, node = 0, rack = 0, dc = 0, off = 0;
   double shuffle_near = 0, shuffle_all = 0, rdl_sum = 0, rdl_n = 0;
-  double int_all = 0, int_map = 0, int_shuffle = 0, int_output = 0, int_prefetch = 0;
+  double int_all = 0, int_map = 0, int_shuffle = 0, int_output = 0, int_prefetch = 0, int_retried = 0;
   double client = 0;
   bool client_known = true;
   double compared = 0, wrong = 0;  // outputs checked against mr-local (--verify)
@@ -77,6 +77,7 @@ struct Tally {
     int_all += Z(Num(row, "inter_dc_bytes"));
     int_map += Z(Num(row, "int_map_input")), int_shuffle += Z(Num(row, "int_shuffle"));
     int_output += Z(Num(row, "int_output")), int_prefetch += Z(Num(row, "int_prefetch"));
+    int_retried += Z(Num(row, "int_retried"));
     const double c = Num(row, "client_inter_dc_bytes");
     client_known = client_known && !std::isnan(c);
     client += Z(c);
@@ -97,7 +98,7 @@ struct Tally {
                                                      : NAN;
     m["inter_dc_bytes"] = int_all;
     m["int_map_input"] = int_map, m["int_shuffle"] = int_shuffle;
-    m["int_output"] = int_output, m["int_prefetch"] = int_prefetch;
+    m["int_output"] = int_output, m["int_prefetch"] = int_prefetch, m["int_retried"] = int_retried;
     m["client_inter_dc_bytes"] = client_known ? client : NAN;
     return m;
   }
@@ -122,11 +123,11 @@ void AddRunMetrics(const std::string& rep_dir, const Json& jobs, Metrics& m,
     }
     m["kernel_worker_bytes"] = worker, m["kernel_client_bytes"] = client;
     m["kernel_control_bytes"] = control, m["htb_bytes"] = htb, m["htb_dropped"] = dropped;
-    // The client's bytes join both sides once the record counts them
-    // (docs/testbed.md, "The counters, and how they compare with INT").
-    const double int_client = m["client_inter_dc_bytes"];
-    const double num = std::isnan(int_client) ? worker : worker + client;
-    const double den = m["inter_dc_bytes"] + Z(int_client);
+    // Once the records count the client's sample (in their INT already),
+    // the kernel's client bytes join the kernel side (docs/testbed.md, "The
+    // counters, and how they compare with INT").
+    const double num = std::isnan(m["client_inter_dc_bytes"]) ? worker : worker + client;
+    const double den = m["inter_dc_bytes"];
     m["kernel_over_int"] = den > 0 ? num / den : NAN;
   }
   if (auto recs = ReadJson(rep_dir + "/records.json"); recs.ok() && recs->is_array()) {
@@ -462,17 +463,18 @@ Status WriteLiveReport(const std::string& dir, const std::string& workload) {
     for (const PolicyRuns& p : pols) {
       rows.push_back({p.label, Cell(p, "all", "int_map_input", mb, 2),
                       Cell(p, "all", "int_shuffle", mb, 2), Cell(p, "all", "int_output", mb, 2),
-                      Cell(p, "all", "int_prefetch", mb, 2),
+                      Cell(p, "all", "int_prefetch", mb, 2), Cell(p, "all", "int_retried", mb, 2),
                       Cell(p, "all", "inter_dc_bytes", mb, 2),
                       Cell(p, "all", "client_inter_dc_bytes", mb, 2)});
     }
     md +=
         "\n## INT by component (MB)\n\nThe job records' inter-datacenter bytes summed over the "
         "workload's jobs "
-        "(docs/jobs.md). `client` is `client_inter_dc_bytes`, counted apart from INT; – when the "
-        "records do "
-        "not carry it.\n\n" +
-        Table({"policy", "map input", "shuffle", "output", "prefetch", "INT", "client"}, rows) +
+        "(docs/jobs.md): the tasks' counted runs, the attempts that failed or ran again "
+        "(`retried`), and `client`, mrctl's sample of the input (`client_inter_dc_bytes`; – when "
+        "the records do not carry it).\n\n" +
+        Table({"policy", "map input", "shuffle", "output", "prefetch", "retried", "INT", "client"},
+              rows) +
         "\n";
   }
   if (kernel) {

@@ -414,6 +414,7 @@ class LiveRun {
                                      "int_shuffle",
                                      "int_output",
                                      "int_prefetch",
+                                     "int_retried",
                                      "client_inter_dc_bytes",
                                      "input_bytes",
                                      "output",
@@ -454,6 +455,7 @@ class LiveRun {
       row["int_shuffle"] = rec["shuffle_bytes"]["other_dc"];
       row["int_output"] = rec["output_replication_bytes"]["other_dc"];
       row["int_prefetch"] = rec["prefetch_inter_dc_bytes"];
+      row["int_retried"] = rec.contains("retried_bytes") ? rec["retried_bytes"]["other_dc"] : json(0);
       // Counted by the client when the runtime records it (issue 12 point 6).
       row["client_inter_dc_bytes"] =
           rec.contains("client_inter_dc_bytes") ? rec["client_inter_dc_bytes"] : json(nullptr);

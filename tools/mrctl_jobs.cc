@@ -68,6 +68,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"inter_dc_bytes", f.inter_dc_bytes}, {"map_input_bytes", TrafficJson(r.map_input())},
       {"shuffle_bytes", TrafficJson(r.shuffle())}, {"output_replication_bytes", TrafficJson(r.output())},
       {"prefetch_bytes", r.prefetch_bytes()}, {"prefetch_inter_dc_bytes", r.prefetch_inter_dc_bytes()},
+      {"retried_bytes", TrafficJson(r.retried())},
       {"client_read_bytes", r.spec().client_read_bytes()},
       {"client_inter_dc_bytes", r.spec().client_inter_dc_bytes()},
       {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
@@ -105,12 +106,13 @@ void PrintJob(const pb::JobRecord& r) {
   std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
               f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
   std::printf(
-      "  INT %s (map input %s, shuffle %s, output %s, prefetch %s, client sample %s); FP raw "
-      "%.3f, wire %.3f\n",
+      "  INT %s (map input %s, shuffle %s, output %s, prefetch %s, client sample %s, retried "
+      "attempts %s); FP raw %.3f, wire %.3f\n",
       HumanBytes(f.inter_dc_bytes).c_str(), HumanBytes(r.map_input().other_dc()).c_str(),
       HumanBytes(r.shuffle().other_dc()).c_str(), HumanBytes(r.output().other_dc()).c_str(),
       HumanBytes(r.prefetch_inter_dc_bytes()).c_str(),
-      HumanBytes(r.spec().client_inter_dc_bytes()).c_str(), f.fp_raw, f.fp_wire);
+      HumanBytes(r.spec().client_inter_dc_bytes()).c_str(), HumanBytes(r.retried().other_dc()).c_str(),
+      f.fp_raw, f.fp_wire);
 }
 
 // Up to ~4,000 lines from up to 32 blocks spread over the input, for Plan()

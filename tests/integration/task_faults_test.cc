@@ -136,6 +136,15 @@ TEST_F(TaskFaultsTest, WorkerWithAFullDiskFailsItsOwnTasksAndGetsNoMoreWork) {
   // What ran on w1 when it filled (its reduce, perhaps a map) failed by
   // itself with a local IOError.
   EXPECT_GE(CountOf(master_log, ": attempt failed: IOError"), 1) << master_log;
+  // That attempt moved bytes before its write failed (a map reads its input
+  // before it spills, a reduce fetches before it writes): they are in the
+  // record, apart from the tasks' own (before the fix they were dropped).
+  const json& retried = r["retried_bytes"];
+  ASSERT_TRUE(retried.is_object()) << r.dump(2);
+  EXPECT_GT(retried["local"].get<int64_t>() + retried["same_dc"].get<int64_t>() +
+                retried["other_dc"].get<int64_t>(),
+            0)
+      << r.dump(2);
 
   // The full worker says so, and gets no new block.
   ASSERT_TRUE(WaitFor([&] { return WorkerStatus(c, "w1").value("writable", true) == false; }, 10s))

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,7 +35,11 @@ std::string Slurp(const std::string& path) {
 // One repetition: one job per type of joss-small-live, each of 2 maps
 // (one node-local, one off-datacenter) with `int_bytes` map-input INT,
 // the kernel counting `kernel_bytes` worker bytes; `tasks` on w1 and 1 on w2.
-void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int tasks) {
+// With `client` >= 0 each record also counts `client` bytes of the client's
+// sample across datacenters, inside its INT (as master/job_figures.cc does),
+// and the kernel counts 1.05 x as many client bytes.
+void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int tasks,
+              double client = -1) {
   Json jobs = {{"wtt_ms", 10000}, {"wall_ms", 11000}, {"jobs", Json::array()}};
   Json recs = Json::array();
   int id = 1;
@@ -48,12 +53,12 @@ void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int
                             {"maps_dc_local", 0},
                             {"maps_off_dc", 1},
                             {"reduce_data_locality_rate", 0.5},
-                            {"inter_dc_bytes", int_bytes},
+                            {"inter_dc_bytes", int_bytes + std::max(client, 0.0)},
                             {"int_map_input", int_bytes},
                             {"int_shuffle", 0},
                             {"int_output", 0},
                             {"int_prefetch", 0},
-                            {"client_inter_dc_bytes", nullptr}});
+                            {"client_inter_dc_bytes", client >= 0 ? Json(client) : Json(nullptr)}});
     recs.push_back({{"id", id},
                     {"shuffle_bytes", {{"local", 30}, {"same_dc", 10}, {"other_dc", 60}}},
                     {"tasks_per_worker", {{"w1", id == 1 ? tasks : 0}, {"w2", id == 1 ? 1 : 0}}}});
@@ -66,7 +71,7 @@ void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int
                                   {{{"from", "dc1"},
                                     {"to", "dc2"},
                                     {"worker_bytes", kernel_bytes * 0.75},
-                                    {"client_bytes", 7},
+                                    {"client_bytes", client >= 0 ? 5 * client * 1.05 : 7},
                                     {"control_bytes", 9},
                                     {"htb_dropped", 0}},
                                    {{"from", "dc2"},
@@ -84,6 +89,18 @@ std::string SummaryLine(const std::string& dir, const std::string& prefix) {
     if (line.rfind(prefix + ",", 0) == 0) return line;
   }
   return "";
+}
+
+// The client's sample is in the records' INT already: the ratio adds the
+// kernel's client bytes to the kernel side only (it once added them to INT
+// a second time, and read 0.7875 here).
+TEST(LiveReport, KernelRatioCountsTheClientsBytesOnce) {
+  const std::string dir = testing::TempDir() + "/live-report-client";
+  fs::remove_all(dir);
+  WriteRep(dir + "/fifo/rep1", 100, 5 * 100 * 1.05, 3, 50);
+  ASSERT_TRUE(WriteLiveReport(dir, test::SourceDir() + "/sim/scenarios/joss-small-live.toml").ok());
+  EXPECT_EQ(SummaryLine(dir, "fifo,FIFO,all,kernel_over_int"),
+            "fifo,FIFO,all,kernel_over_int,1.050000,1.050000,1.050000,1");
 }
 
 TEST(LiveReport, MediansRangesKernelRatioAndTasks) {
