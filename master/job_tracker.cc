@@ -191,6 +191,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
 void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
   const sched::NodeId node = NodeOf(req.worker_id());
   if (node == sched::kNoNode || !state_.node(node).live) return;
+  UpdateDistances(node, req);
   const bool recovering = MaybeRecover();
   // Attempts the master believes run here but the worker does not list
   // were lost. (The worker starts the launches of a reply before its next
@@ -223,6 +224,41 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   if (draining_.count(req.worker_id())) return;
   HeartbeatLauncher launcher(*this, node, reply);
   scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
+}
+
+// Datacenters no worker is in (no index) are left out.
+void JobTracker::UpdateDistances(sched::NodeId node, const pb::HeartbeatRequest& req) {
+  std::map<int32_t, double> rates;
+  for (const pb::LinkRate& l : req.link_rates()) {
+    if (auto it = dc_index_.find(l.datacenter()); it != dc_index_.end()) rates[it->second] = l.bytes_per_s();
+  }
+  if (link_costs_.Report(node, rates)) costs_changed_ = true;
+  const bool wanted = std::string_view(scheduler_->name()) == "probabilistic";
+  if (!wanted) {
+    if (costs_set_) state_.SetDistances({});  // hop counts for every other policy
+    costs_set_ = false;
+    costs_nodes_ = 0;
+    return;
+  }
+  if (!costs_changed_ && costs_nodes_ == state_.nodes().size()) return;
+  costs_changed_ = false;
+  costs_nodes_ = state_.nodes().size();
+  std::vector<std::vector<double>> matrix = link_costs_.Build(state_);
+  if (matrix.empty()) {
+    if (costs_set_) state_.SetDistances({});
+    costs_set_ = false;
+    return;
+  }
+  costs_set_ = true;
+  std::string pairs;
+  for (const auto& [name_from, from] : dc_index_) {
+    for (const auto& [name_to, to] : dc_index_) {
+      const double rate = from == to ? 0 : link_costs_.Rate(state_, from, to);
+      if (rate > 0) pairs += fmt::format(" {}->{} {:.1f} MiB/s;", name_from, name_to, rate / 1048576.0);
+    }
+  }
+  state_.SetDistances(std::move(matrix));
+  spdlog::info("probabilistic: link costs from measured read rates:{}", pairs);
 }
 
 void JobTracker::Tick() {

@@ -41,6 +41,7 @@
 #include "common/config.h"
 #include "dfs/namespace.h"
 #include "master/job_history.h"
+#include "master/link_costs.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "scheduler/scheduler.h"
@@ -201,6 +202,15 @@ class JobTracker {
   std::vector<pb::JobRecord> recovering_;
   std::unordered_map<std::string, std::vector<pb::TaskReport>> held_;
   sched::TimeMs recover_at_ = 0;
+
+  // From each heartbeat: the worker's read rates into link_costs_, and
+  // while the policy is "probabilistic" its distance matrix from them —
+  // rebuilt only when a rate or the node count changed (link_costs.h).
+  void UpdateDistances(sched::NodeId node, const pb::HeartbeatRequest& req);
+  LinkCosts link_costs_;
+  bool costs_changed_ = false;
+  size_t costs_nodes_ = 0;  // node count at the last build; 0 = none since the policy became probabilistic
+  bool costs_set_ = false;  // a matrix is in state_
 };
 
 }  // namespace mr::master

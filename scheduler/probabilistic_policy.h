@@ -33,13 +33,16 @@
 //      every launch.
 //   2. While n has a free map slot, each job in order is offered it
 //      (Algorithm 1):
-//      a. cost every pending map of the job on n (Eq. 1; Alg. 1 lines 2–4)
-//         and choose the cheapest — §II-C: the task with the largest P "is
-//         actually corresponding to the task with the minimum cost" (line
-//         9). Ties: lowest index. Maps with no live replica (no location;
-//         the paper has none, HDFS splits always have one) come after every
-//         located map, as in Hadoop's findNewMapTask; their cost is the
-//         same on every node, so C_avg / C = 1 and P = 1 − e⁻¹;
+//      a. cost every pending map of the job on n (Eq. 1; Alg. 1 lines
+//         2–4) and over the free nodes (line 6), and choose the map with
+//         the largest P (line 9), compared as C_avg / C (P rises with it).
+//         A local map (C = 0, P = 1) wins at once, the first by index.
+//         Ties in P (the paper is silent): the cheaper map — §II-C: the
+//         largest P "is actually corresponding to the task with the minimum
+//         cost" — then the lowest index. Maps with no live replica (no
+//         location; the paper has none, HDFS splits always have one) come
+//         after every located map, as in Hadoop's findNewMapTask; their
+//         cost is the same on every node, so C_avg / C = 1 and P = 1 − e⁻¹;
 //      b. P from Eq. 4 (lines 5–7);
 //      c. P < p_min: skip (lines 10–12); else launch if a draw U ∈ [0, 1)
 //         from the seeded generator has U < P (lines 13–16). No draw is made
@@ -50,23 +53,27 @@
 //         the slot, n gets no more maps this heartbeat ("skips the current
 //         node D_i", §II-C).
 //   3. Reduces likewise (Algorithm 2) for jobs past slow-start, with the
-//      reduce cost (Eq. 3) and Eq. 5, never on a node already running a
-//      reduce of the job (Alg. 2 line 1, §II-D: "we avoid running multiple
-//      reduce tasks of a job on the same node").
-//   4. Starvation escape (not in the paper): the paper tunes P_min on
-//      history "at the time when all jobs finished successfully" (§III) and
-//      has no bound on waiting, so a task whose data nodes stay busy while
-//      far nodes stay free can wait forever. A job that has declined
-//      max_skips offers in a row (skips and rejected draws, counted
-//      separately for maps and reduces) launches its cheapest task at the
-//      next offer, whatever P; any launch resets the count. max_skips = 0
-//      turns the escape off (the paper exactly; may starve).
+//      reduce cost (Eq. 3), the largest P (line 10, the same ties) and
+//      Eq. 5, never on a node already running a reduce of the job (Alg. 2
+//      line 1, §II-D: "we avoid running multiple reduce tasks of a job on
+//      the same node"). Such a node is no candidate for the job's reduce,
+//      so it is not one of the N_r nodes of its C_avg either.
+//   4. Starvation escape (not in the paper; off by default): the paper
+//      tunes P_min on history "at the time when all jobs finished
+//      successfully" (§III) and has no bound on waiting, so a task whose
+//      data nodes stay busy while far nodes stay free can wait forever. With
+//      max_skips = N > 0, a job that has declined N offers in a row (skips
+//      and rejected draws, counted separately for maps and reduces)
+//      launches its chosen task at the next offer, whatever P; any launch
+//      resets the count. max_skips = 0 (the default) is the paper's rule.
 //
 // Not modelled: failed tasks are not offered first and may run again on
 // the node they failed on (the paper is silent; Hadoop's job_tasks.h
 // order is not used because it ranks by locality level, not cost); no
-// speculation. Cost of a decision: O(pending tasks × replicas) to choose,
-// then O(free nodes × replicas) for C_avg (reduces: × placed maps).
+// speculation. Cost of an offer: O(pending maps × replicas) when a map is
+// local, else O(pending maps × free nodes × replicas); reduces O(placed
+// maps × pending reduces) to sum the estimated outputs by node, then
+// O(output nodes × N_r) per distinct column of those sums.
 //
 // Thread-compatible like every policy: the host calls it from one thread.
 #pragma once
@@ -86,9 +93,9 @@ struct ProbabilisticOptions {
   // P_min: an offer whose probability is below it is skipped (§III picks
   // 0.4 from history). In [0, 1]. Default: 0.4.
   double p_min = 0.4;
-  // Declined offers in a row after which a job launches anyway (point 4);
-  // 0 = never. ≥ 0. Default: 8.
-  int64_t max_skips = 8;
+  // Declined offers in a row after which a job launches anyway (point 4,
+  // not in the paper); 0 = never, the paper's rule. ≥ 0. Default: 0.
+  int64_t max_skips = 0;
 };
 
 // Eq. 1: map `m`'s transmission cost on `node` (B_j × min distance over its
@@ -135,9 +142,10 @@ class ProbabilisticPolicy : public Scheduler {
   TimeMs last_update_ms_ = 0;
   bool updated_ = false;
   std::vector<int64_t> map_skips_, reduce_skips_;  // by JobId
+  std::vector<NodeId> free_nodes_;  // this Assign phase's live nodes with a free slot
 };
 
-// "probabilistic": parameters p_min (double, 0.4), max_skips (int, 8) and
+// "probabilistic": parameters p_min (double, 0.4), max_skips (int, 0) and
 // job_order ("fair" or "fifo"); InvalidArgument for p_min outside [0, 1],
 // a negative max_skips or an unknown order.
 const PolicyInfo& ProbabilisticPolicyInfo();

@@ -73,7 +73,7 @@ std::optional<Section> JointSection(const std::string& scenario, const Runs& run
 std::optional<Section> PandasSection(const std::string& scenario, const Runs& runs);
 std::optional<Section> MatchmakingSection(const Runs& runs);
 std::optional<Section> JossSection(const std::string& scenario, const Runs& runs);
-std::optional<Section> ProbabilisticSection(const Runs& runs);
+std::optional<Section> ProbabilisticSection(const std::string& scenario, const Runs& runs);
 std::optional<Section> ScaleSection(const Runs& runs);
 
 }  // namespace mr::sim

@@ -92,7 +92,9 @@ std::optional<Section> BuildSection(const std::string& scenario, const Runs& run
       scenario == "joss-mixed-uniform") {
     return JossSection(scenario, runs);
   }
-  if (scenario == "probabilistic") return ProbabilisticSection(runs);
+  if (scenario == "probabilistic" || scenario == "probabilistic-racks") {
+    return ProbabilisticSection(scenario, runs);
+  }
   if (scenario == "scale-500") return ScaleSection(runs);
   return std::nullopt;
 }

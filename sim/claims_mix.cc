@@ -310,9 +310,23 @@ std::optional<Section> JossSection(const std::string& scenario, const Runs& runs
   return s;
 }
 
-std::optional<Section> ProbabilisticSection(const Runs& runs) {
+// Shen Table III counts node-local, rack-local and remote tasks, maps and
+// reduces. A reduce reads from every map, so it has no one "machine with
+// data for that task": its locality here is the share of its input bytes
+// that it read on its own node (node-local) and within its rack from
+// another node (rack-local), from the run's shuffle_bytes.
+double ShuffleShare(const Json& r, const char* level) {
+  const Json& b = r["shuffle_bytes"];
+  const double all = b["node"].get<double>() + b["rack"].get<double>() + b["dc"].get<double>() +
+                     b["off_dc"].get<double>();
+  return all > 0 ? b[level].get<double>() / all : NAN;
+}
+
+std::optional<Section> ProbabilisticSection(const std::string& scenario, const Runs& runs) {
   Section s;
-  s.title = "Probabilistic network-aware placement vs Fair (Shen §III, Figs. 4-7, Table III)";
+  s.title = scenario == "probabilistic"
+                ? "Probabilistic network-aware placement vs Fair (Shen §III, Figs. 4-7, Table III)"
+                : "Probabilistic vs Fair on 3 racks, link-rate costs (Shen §II-B3 on the §III workload)";
   const std::vector<std::string> batches = {"wordcount", "terasort", "grep"};
   svg::BarChart jtt{"probabilistic: mean JTT per batch", "seconds", batches, {}, {}};
   svg::BarChart loc{"probabilistic: node-local maps per batch", "share of maps", batches, {}, {}};
@@ -331,7 +345,7 @@ std::optional<Section> ProbabilisticSection(const Runs& runs) {
   s.charts.push_back({"jtt-cdf", "Fig. 4: JTT CDF per scheduler and batch", svg::Render(JttCdf(runs, "probabilistic: JTT CDF", true))});
   s.charts.push_back({"locality", "Fig. 7, Table III: node-local map tasks", svg::Render(loc)});
   std::vector<std::vector<std::string>> rows;
-  double reduction = 0, loc_gap = INFINITY;
+  double reduction = 0, loc_gap = INFINITY, reduce_gap = INFINITY;
   int n = 0;
   for (const std::string& b : batches) {
     const Json* p = Find(runs, "Probabilistic", b);
@@ -340,11 +354,20 @@ std::optional<Section> ProbabilisticSection(const Runs& runs) {
     const double red = 1 - Get(*p, "jtt_ms") / Get(*f, "jtt_ms");
     reduction += red, ++n;
     loc_gap = std::min(loc_gap, Get(*p, "vps_locality_rate") - Get(*f, "vps_locality_rate"));
+    reduce_gap = std::min(reduce_gap, ShuffleShare(*p, "node") - ShuffleShare(*f, "node"));
+    const auto maps = [](const Json& r) {
+      return Fmt(Get(r, "maps_node_local") / Get(r, "maps_total"), 3) + " / " +
+             Fmt(Get(r, "maps_rack_local") / Get(r, "maps_total"), 3);
+    };
+    const auto reduces = [](const Json& r) {
+      return Fmt(ShuffleShare(r, "node"), 3) + " / " + Fmt(ShuffleShare(r, "rack"), 3);
+    };
     rows.push_back({b, Fmt(Get(*p, "jtt_ms") / 1000, 1), Fmt(Get(*f, "jtt_ms") / 1000, 1), Fmt(100 * red, 1) + " %",
-                    Fmt(Get(*p, "vps_locality_rate"), 3), Fmt(Get(*f, "vps_locality_rate"), 3),
+                    maps(*p), maps(*f), reduces(*p), reduces(*f),
                     Fmt(Get(*p, "reduce_run_ms") / 1000, 1), Fmt(Get(*f, "reduce_run_ms") / 1000, 1)});
   }
-  s.table = Table({"batch", "Prob. JTT s", "Fair JTT s", "JTT reduction", "Prob. locality", "Fair locality",
+  s.table = Table({"batch", "Prob. JTT s", "Fair JTT s", "JTT reduction", "Prob. maps node / rack",
+                   "Fair maps node / rack", "Prob. reduce input node / rack", "Fair reduce input node / rack",
                    "Prob. reduce s", "Fair reduce s"}, rows);
   if (n == 0) return s;
   reduction /= n;
@@ -360,6 +383,16 @@ std::optional<Section> ProbabilisticSection(const Runs& runs) {
                       "local tasks than it.",
                       Verdict(loc_gap > 0, false),
                       "smallest node-locality lead of Probabilistic over Fair across batches: " + Fmt(loc_gap, 3)});
+  // Reduces: "the fair scheduling method randomly assigns reduce tasks to
+  // slots, while our method tries to assign both map tasks and reduce tasks
+  // to nodes that lead to low transmission costs". Reproduced: a lead of at
+  // least one point of node-local reduce input in every batch.
+  s.claims.push_back({"Shen §III-C, Table III (reduces)",
+                      "the fair scheduling method randomly assigns reduce tasks to slots, while our method tries to "
+                      "assign both map tasks and reduce tasks to nodes that lead to low transmission costs",
+                      Verdict(reduce_gap >= 0.01, reduce_gap > 0),
+                      "smallest lead of Probabilistic over Fair in node-local reduce input across batches: " +
+                          Fmt(reduce_gap, 4)});
   return s;
 }
 

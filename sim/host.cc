@@ -36,6 +36,7 @@ Result<RunResult> SimHost::Run(std::unique_ptr<sched::Scheduler> policy, bool ti
   timed_ = timed;
   const auto wall_start = std::chrono::steady_clock::now();
   net_ = std::make_unique<Network>(sc_.network, state_);
+  if (sc_.network.link_costs) state_.SetDistances(net_->UnitCosts());
   replicas_ = wl_.replicas;
   const size_t n = state_.nodes().size();
   hb_generation_.assign(n, 0);

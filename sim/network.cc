@@ -56,4 +56,32 @@ double Network::Transfer(sched::NodeId from, sched::NodeId to, double mb, double
   return end + spec_.latency_ms;
 }
 
+std::vector<std::vector<double>> Network::UnitCosts() {
+  const size_t n = state_.nodes().size();
+  std::vector<double> senders(links_.size(), 0);  // nodes behind each link
+  for (const sched::Node& node : state_.nodes()) {
+    senders[2 * static_cast<size_t>(node.id)] += 1;
+    senders[2 * static_cast<size_t>(node.id) + 1] += 1;
+    if (node.rack >= 0) {
+      senders[rack_base_ + 2 * static_cast<size_t>(node.rack)] += 1;
+      senders[rack_base_ + 2 * static_cast<size_t>(node.rack) + 1] += 1;
+    }
+    senders[dc_base_ + 2 * static_cast<size_t>(node.datacenter)] += 1;
+    senders[dc_base_ + 2 * static_cast<size_t>(node.datacenter) + 1] += 1;
+  }
+  std::vector<std::vector<double>> cost(n, std::vector<double>(n, 0.0));
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      Path(static_cast<sched::NodeId>(a), static_cast<sched::NodeId>(b));
+      double worst = 0;
+      for (size_t l : path_) {
+        if (links_[l].mb_s > 0) worst = std::max(worst, 1000.0 * senders[l] / links_[l].mb_s);
+      }
+      cost[a][b] = worst;
+    }
+  }
+  return cost;
+}
+
 }  // namespace mr::sim

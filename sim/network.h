@@ -42,6 +42,20 @@ class Network {
 
   bool enabled() const { return spec_.enabled; }
 
+  // The cost matrix SimHost hands the policies with network.link_costs
+  // (Shen §II-B3: "the inverse of the transmission rate of the path"), in
+  // ms per MB: [a][b] = 1000 / the smallest fair share of a link on the
+  // path from a to b, 0 on the diagonal. A link's fair share is its
+  // capacity over the nodes that send through it — 1 for a node link, the
+  // rack's nodes for a rack uplink (and its downlink likewise), the
+  // datacenter's for its egress and ingress — the rate each gets when all
+  // send at once. Nominal capacities, not the queues of the moment: the
+  // FIFO links have no rate to observe until a transfer ends, and a
+  // shuffle-heavy run keeps every link busy, where a measured rate tends
+  // to the fair share. Unlimited links (0) cost nothing. REQUIRES:
+  // node_mb_s > 0. O(nodes²); called once per run.
+  std::vector<std::vector<double>> UnitCosts();
+
  private:
   struct Link {
     double mb_s = 0;      // 0 = unlimited

@@ -19,7 +19,7 @@ namespace {
 const std::vector<std::string> kOrder = {
     "joint-skew",         "joint-uniform", "pandas-uniform",     "pandas-skewed",
     "matchmaking",        "joss-small",    "joss-small-uniform", "joss-mixed",
-    "joss-mixed-uniform", "probabilistic", "scale-500"};
+    "joss-mixed-uniform", "probabilistic", "probabilistic-racks", "scale-500"};
 
 Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

@@ -39,6 +39,12 @@ struct NetworkSpec {
   double rack_mb_s = 0;        // B2. Default: 0
   double dc_mb_s = 0;          // each datacenter's link to the others. Default: 0
   double latency_ms = 0;       // added to every transfer between nodes. Default: 0
+  // Hand the policies the links' cost matrix (ClusterState::SetDistances,
+  // Network::UnitCosts): what one MB costs between two nodes at the fair
+  // share of each link of its path, instead of hop counts (Shen §II-B3).
+  // Needs enabled and node_mb_s > 0. It also picks the replica a map reads
+  // from (the nearest by it), for every policy of the scenario. Default: false
+  bool link_costs = false;
 };
 
 struct DataSpec {

@@ -111,12 +111,18 @@ Status ReadCluster(const Reader& r, ClusterSpec* c) {
 }
 
 Status ReadNetwork(const Reader& r, NetworkSpec* n) {
-  MR_RETURN_IF_ERROR(r.Keys({"enabled", "node_mb_s", "rack_mb_s", "dc_mb_s", "latency_ms"}));
+  MR_RETURN_IF_ERROR(
+      r.Keys({"enabled", "node_mb_s", "rack_mb_s", "dc_mb_s", "latency_ms", "link_costs"}));
   MR_RETURN_IF_ERROR(r.Bool("enabled", &n->enabled));
   MR_RETURN_IF_ERROR(r.Double("node_mb_s", 0, kBig, &n->node_mb_s));
   MR_RETURN_IF_ERROR(r.Double("rack_mb_s", 0, kBig, &n->rack_mb_s));
   MR_RETURN_IF_ERROR(r.Double("dc_mb_s", 0, kBig, &n->dc_mb_s));
-  return r.Double("latency_ms", 0, kBig, &n->latency_ms);
+  MR_RETURN_IF_ERROR(r.Double("latency_ms", 0, kBig, &n->latency_ms));
+  MR_RETURN_IF_ERROR(r.Bool("link_costs", &n->link_costs));
+  if (n->link_costs && !(n->enabled && n->node_mb_s > 0)) {
+    return Invalid(r.Name("link_costs") + " needs enabled = true and node_mb_s > 0");
+  }
+  return Status::OK();
 }
 
 Status ReadData(const Reader& r, DataSpec* d) {

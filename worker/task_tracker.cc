@@ -51,6 +51,12 @@ void TaskTracker::Fill(pb::HeartbeatRequest* beat) {
   ended_.clear();
   beat->set_free_map_slots(std::max(0, self_.map_slots - maps));
   beat->set_free_reduce_slots(std::max(0, self_.reduce_slots - reduces));
+  for (const dfs::LinkRateStats& l : link_rates_->Stats()) {
+    if (l.samples <= 0) continue;
+    pb::LinkRate* rate = beat->add_link_rates();
+    rate->set_datacenter(l.datacenter);
+    rate->set_bytes_per_s(l.estimate);
+  }
 }
 
 void TaskTracker::Unsent(const pb::HeartbeatRequest& beat) {

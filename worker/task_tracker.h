@@ -58,7 +58,8 @@ class TaskTracker {
   // "shuffle.Fetch".
   void RegisterHandlers(RpcServer& server);
 
-  // Heartbeat side. Fill adds free slots and reports; if the beat is not
+  // Heartbeat side. Fill adds free slots, reports and the read-rate
+  // estimates from other datacenters (link_rates_); if the beat is not
   // delivered, Unsent puts the ended reports back for the next one.
   void Fill(pb::HeartbeatRequest* beat);
   void Unsent(const pb::HeartbeatRequest& beat);

@@ -242,6 +242,108 @@ TEST(ProbabilisticPolicyTest, FairOrderSharesTheSlots) {
   EXPECT_EQ(host.Heartbeat(a), (std::vector<Launch>{Map(j0, 0, a), Map(j1, 0, a)}));
 }
 
+TEST(ProbabilisticPolicyTest, ChoosesTheLargestPNotTheCheapest) {
+  // Alg. 1 line 9: the map with the largest P, which is not always the
+  // cheapest. a and b have a free map slot, d none. Map 0's block is on b
+  // (1 from a), map 1's on d (2 from a and from b).
+  //   map 0: C = 1B on a, C_avg = (1 + 0)B / 2 = 0.5B: P = 1 − e^−0.5 = 0.39;
+  //   map 1: C = 2B on a, C_avg = (2 + 2)B / 2 = 2B:   P = 1 − e^−1   = 0.63.
+  // The cheapest (map 0) is below P_min; the largest P (map 1) launches.
+  int draws = 0;
+  ProbabilisticOptions o;
+  o.max_skips = 0;
+  TestHost host(Forced(0, &draws, o));
+  NodeId a = host.AddNode(0, 1, 1), b = host.AddNode(0, 1, 1), d = host.AddNode(0, 0, 1);
+  host.state().SetDistances({{0, 1, 2}, {1, 0, 2}, {2, 2, 0}});
+  JobId j = host.AddJob(MakeJob({{b}, {d}}, 0));
+  EXPECT_EQ(host.Heartbeat(a), std::vector<Launch>{Map(j, 1, a)});
+}
+
+TEST(ProbabilisticPolicyTest, EqualPGoesToTheCheaperMapThenTheLowerIndex) {
+  // The paper is silent on ties in P; ours: the cheaper map (§II-C: the
+  // largest P "is actually corresponding to the task with the minimum
+  // cost"), then the lower index. Free: a, b. Map 0's block on d (cost 4 on
+  // a and b: ratio 1), map 1's on e (2 on a and b: ratio 1), map 2's on e
+  // too: all P = 1 − e^−1; map 1 is the cheapest of them and before map 2.
+  int draws = 0;
+  TestHost host(Forced(0, &draws));
+  NodeId a = host.AddNode(0, 1, 1);
+  host.AddNode(0, 1, 1);
+  NodeId d = host.AddNode(0, 0, 1), e = host.AddNode(0, 0, 1);
+  host.state().SetDistances({{0, 1, 4, 2}, {1, 0, 4, 2}, {4, 4, 0, 1}, {2, 2, 1, 0}});
+  JobId j = host.AddJob(MakeJob({{d}, {e}, {e}}, 0));
+  EXPECT_EQ(host.Heartbeat(a), std::vector<Launch>{Map(j, 1, a)});
+}
+
+TEST(ProbabilisticPolicyTest, ChoosesTheReduceWithTheLargestP) {
+  // Alg. 2 line 10, as line 9 for maps. Free reduce slots on a and b; map
+  // 0 ran on m (1 from a, 3 from b) with 30 bytes for R0 and 2 for R1, map 1
+  // on b (1 from a) with 0 for R0 and 20 for R1 (both finished).
+  //   R0: C = 30 on a, 90 on b, C_avg = 60: P = 1 − e^−2     = 0.86;
+  //   R1: C = 22 on a,  6 on b, C_avg = 14: P = 1 − e^−0.64  = 0.47.
+  // The cheapest (R1) has the smaller P; a draw of 0.5 launches R0.
+  int draws = 0;
+  ProbabilisticOptions o;
+  o.max_skips = 0;
+  TestHost host(Forced(0.5, &draws, o));
+  NodeId a = host.AddNode(0, 0, 1), b = host.AddNode(0, 1, 1), m = host.AddNode(0, 1, 0);
+  host.state().SetDistances({{0, 1, 1}, {1, 0, 3}, {1, 3, 0}});
+  Job job = MakeJob({{m}, {b}}, /*reduces=*/2);
+  job.slowstart = 0;
+  JobId j = host.AddJob(job);
+  const int64_t out[2][2] = {{30, 2}, {0, 20}};  // [map][reduce]
+  const NodeId at[2] = {m, b};
+  for (int32_t i = 0; i < 2; ++i) {
+    host.state().LaunchMap(j, i, at[i]);
+    MapTask& t = host.state().mutable_job(j).maps[static_cast<size_t>(i)];
+    t.bytes_read = t.bytes;
+    t.partition_bytes = {out[i][0], out[i][1]};
+    host.state().FinishMap(j, i, 1000);
+  }
+  // Draw 0.5: below R0's 0.86, above R1's 0.47.
+  EXPECT_EQ(host.Heartbeat(a), std::vector<Launch>{Reduce(j, 0, a)});
+}
+
+TEST(ProbabilisticPolicyTest, TheReduceAverageSkipsNodesRunningAReduceOfTheJob) {
+  // Alg. 2 line 1 makes a node already running a reduce of the job no
+  // candidate for it, so its cost is not part of C_avg (N_r counts the
+  // nodes the reduce could go to). a, b, c have a free reduce slot; b
+  // already runs R0. The one finished map ran on c (distance 2 to a, 8 to
+  // b) with 10 bytes for R1.
+  //   over a, b, c: C_avg = (20 + 80 + 0) / 3 = 33.3, P = 1 − e^−1.67 = 0.81;
+  //   over a, c:    C_avg = (20 + 0) / 2 = 10,      P = 1 − e^−0.5 = 0.39.
+  // With P_min = 0.4 the second skips a.
+  int draws = 0;
+  ProbabilisticOptions o;
+  o.max_skips = 0;
+  TestHost host(Forced(0, &draws, o));
+  NodeId a = host.AddNode(0, 0, 1), b = host.AddNode(0, 0, 2), c = host.AddNode(0, 1, 1);
+  host.state().SetDistances({{0, 4, 2}, {4, 0, 8}, {2, 8, 0}});
+  Job job = MakeJob({{c}}, /*reduces=*/2);
+  job.slowstart = 0;
+  JobId j = host.AddJob(job);
+  host.state().LaunchMap(j, 0, c);
+  MapTask& t = host.state().mutable_job(j).maps[0];
+  t.bytes_read = t.bytes;
+  t.partition_bytes = {10, 10};
+  host.state().FinishMap(j, 0, 1000);
+  host.state().LaunchReduce(j, 0, b);
+  EXPECT_TRUE(host.Heartbeat(a).empty());
+  EXPECT_EQ(draws, 0);
+}
+
+TEST(ProbabilisticRegistryTest, TheStarvationEscapeIsOffByDefault) {
+  // max_skips is not in the paper: the registered default is 0 (never).
+  TestHost host(MakePolicy("probabilistic"));
+  NodeId a = host.AddNode(0, 1, 1);
+  host.AddNode(0, 1, 1);
+  NodeId c = host.AddNode(1, 1, 1);
+  host.AddJob(MakeJob({{a}}, 0));
+  // P = 0.39 < P_min on c (BelowPMinIsSkippedWithoutADraw): 50 offers, none taken.
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(host.Heartbeat(c).empty()) << "offer " << i;
+  EXPECT_EQ(ProbabilisticOptions{}.max_skips, 0);
+}
+
 TEST(ProbabilisticRegistryTest, BadParametersAreRejected) {
   EXPECT_FALSE(MakeScheduler("probabilistic", {{"p_min", 1.5}}, {}).ok());
   EXPECT_FALSE(MakeScheduler("probabilistic", {{"max_skips", int64_t{-1}}}, {}).ok());

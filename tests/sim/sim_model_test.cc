@@ -126,6 +126,28 @@ TEST(SimNetwork, LinksAreFifoServersAtTheirCapacity) {
   EXPECT_DOUBLE_EQ(net.Transfer(3, 1, 100, 3000), 5000);
 }
 
+// network.link_costs (Shen §II-B3): ms per MB at the smallest fair share
+// on the path. Two racks of two nodes: a rack uplink of 100 MB/s carries
+// two nodes (50 each), slower than a node link of 100.
+TEST(SimNetwork, UnitCostsAreTheInverseFairShareOfThePath) {
+  Scenario sc = test::SmallScenario(4, 1, 2);
+  Cluster c(sc);
+  NetworkSpec spec;
+  spec.enabled = true;
+  spec.node_mb_s = 100;
+  spec.rack_mb_s = 100;
+  Network net(spec, c.host.state());
+  const auto cost = net.UnitCosts();
+  ASSERT_EQ(cost.size(), 4u);
+  EXPECT_EQ(cost[0][0], 0);
+  EXPECT_DOUBLE_EQ(cost[0][1], 10);  // 1000 / 100: the node links
+  EXPECT_DOUBLE_EQ(cost[0][2], 20);  // 1000 × 2 / 100: the rack links
+  EXPECT_DOUBLE_EQ(cost[3][1], 20);
+  // Uplinks as fast as their nodes together: no dearer than a node link.
+  spec.rack_mb_s = 200;
+  EXPECT_DOUBLE_EQ(Network(spec, c.host.state()).UnitCosts()[0][2], 10);
+}
+
 TEST(SimNetwork, DisabledTakesNoTime) {
   Scenario sc = test::SmallScenario(4, 2);
   Cluster c(sc);

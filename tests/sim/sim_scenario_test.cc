@@ -285,6 +285,14 @@ TEST(SimCli, UnknownBatchIsAnError) {
                      "(batches: wordcount, terasort, grep)\n");
 }
 
+// Link costs need links to cost.
+TEST(SimCli, LinkCostsWithoutTheNetworkIsAnError) {
+  std::string err;
+  EXPECT_EQ(Cli({"run", ScenarioPath("probabilistic"), "--quiet", "--set", "network.enabled=false"}, &err), 2);
+  EXPECT_EQ(err, "mr-sim: " + ScenarioPath("probabilistic") +
+                     ": 'network.link_costs' needs enabled = true and node_mb_s > 0\n");
+}
+
 // The source tree is found without MR_SOURCE_DIR too (a path compiled in).
 TEST(SimShippedScenarios, FoundWithoutTheEnvironment) {
   const char* env = std::getenv("MR_SOURCE_DIR");
@@ -312,6 +320,7 @@ const std::map<std::string, std::vector<Override>>& Reduced() {
       {"joss-small-uniform", {}},
       {"joss-mixed-uniform", {}},
       {"probabilistic", {{"workload.scale", "0.1"}}},
+      {"probabilistic-racks", {{"workload.scale", "0.1"}}},
       {"scale-500", {{"cluster.nodes", "50"}, {"workload.jobs", "500"}}},
       // Already scaled to a 2-core machine (their [live] tables: sim_live_test.cc).
       {"joss-small-live", {}},
@@ -422,6 +431,13 @@ TEST(SimShippedScenarios, ProbabilisticAndScale) {
   auto runs = RunReduced("probabilistic");
   EXPECT_EQ(runs.size(), 6u);  // three batches, two schedulers
   EXPECT_EQ(Find(runs, "Fair", "grep").jobs_total, 10);
+  // Three racks: maps that are not node-local read within the rack or
+  // across it (Table III's local rack and remote tasks).
+  auto racks = RunReduced("probabilistic-racks");
+  EXPECT_EQ(racks.size(), 6u);
+  const Tally& all = Find(racks, "Probabilistic", "wordcount").all;
+  EXPECT_GT(all.maps_level[1], 0);  // rack-local maps exist
+  EXPECT_EQ(all.maps_level[3], 0);  // one datacenter
   RunReduced("scale-500");
 }
 
