@@ -96,9 +96,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "common/status.h"
+#include "scheduler/job_order.h"
 #include "scheduler/scheduler.h"
 
 namespace mr::sched {
@@ -170,8 +172,14 @@ class JointPolicy : public Scheduler {
     Where from, to;
     int count;
   };
+  // A queue a task may join, and its tier for ties (lower first).
+  struct Candidate {
+    Where where;
+    int tier = 0;
+  };
 
-  JointPolicy(const JointOptions& options, TimeMs tick_ms) : options_(options), tick_ms_(tick_ms) {}
+  JointPolicy(const JointOptions& options, TimeMs tick_ms, uint64_t seed)
+      : options_(options), tick_ms_(tick_ms), rng_(seed) {}
 
   std::deque<TaskRef>* Find(Where w);
   const std::deque<TaskRef>* Find(Where w) const;
@@ -185,9 +193,19 @@ class JointPolicy : public Scheduler {
   // Takes every task out of queue `w`, head first, appending to `out`.
   void Drain(Where w, std::vector<TaskRef>& out);
   void RetryUnplaced(const ClusterState& state);
+  // The shortest of `among`; of the tied ones, the lowest tier; of what
+  // still ties, one drawn uniformly from rng_. REQUIRES: `among` not empty.
+  Where Shortest(const ClusterState& state, const std::vector<Candidate>& among);
   // Step 2, one queue: appends its move, if any.
-  void Route(const ClusterState& state, Where from, const std::vector<Where>& dests, int cap,
-             std::vector<Move>& moves) const;
+  void Route(const ClusterState& state, Where from, const std::vector<Candidate>& dests, int cap,
+             std::vector<Move>& moves);
+  // True when `q` holds tasks of more than one job.
+  static bool ManyJobs(const std::deque<TaskRef>& q);
+  // rank_ := each active job's place in the Fair Scheduler's order now.
+  void RankJobs(const ClusterState& state);
+  // Positions in `q` of the `count` tasks to serve first: by rank_ of their
+  // job (when `q` holds several jobs; call RankJobs first), then position.
+  std::vector<size_t> Select(const std::deque<TaskRef>& q, size_t count) const;
   void Arrive(const ClusterState& state, TaskRef t, Where from, Where to, Launcher& launcher);
 
   JointOptions options_;
@@ -196,6 +214,11 @@ class JointPolicy : public Scheduler {
   std::vector<std::deque<TaskRef>> group_[2];    // out, in; by group
   std::deque<TaskRef> unplaced_;
   std::vector<std::vector<Slot>> slots_;  // by job, by map index
+  std::mt19937_64 rng_;                   // ties (seeded from SchedulerEnv::seed)
+  FairOrder order_;                       // §6: jobs in HFS's order
+  std::vector<int64_t> rank_;             // by job, as of the last RankJobs
+  std::vector<JobId> jobs_scratch_;
+  std::vector<Where> scratch_;
 };
 
 // The registry entry: name "joint", parameters tick_ms, b1 and b2.
