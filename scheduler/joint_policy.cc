@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -32,13 +33,17 @@ std::vector<std::vector<NodeId>> Members(const ClusterState& state) {
   return members;
 }
 
-// True when a group other than `g` has a machine that can run maps.
-bool OtherGroupRuns(const std::vector<std::vector<NodeId>>& members, size_t g) {
-  for (size_t other = 0; other < members.size(); ++other) {
-    if (other != g && !members[other].empty()) return true;
+// True when some group has a machine that can run maps: then X_{r,1} has
+// a destination (D(X_{r,1}) = every group's X_{r',2}, r' = r included).
+bool AnyGroupRuns(const std::vector<std::vector<NodeId>>& members) {
+  for (const std::vector<NodeId>& m : members) {
+    if (!m.empty()) return true;
   }
   return false;
 }
+
+// Uniform in [0, n), from the policy's stream. REQUIRES: n > 0.
+size_t Draw(std::mt19937_64& rng, size_t n) { return n == 1 ? 0 : static_cast<size_t>(rng() % n); }
 
 }  // namespace
 
@@ -58,7 +63,7 @@ Result<std::unique_ptr<JointPolicy>> JointPolicy::Create(const JointOptions& opt
     const std::string hb = std::to_string(env.heartbeat_ms);
     return Status::InvalidArgument("tick_ms is 0 (the heartbeat interval), and that is " + hb);
   }
-  return std::unique_ptr<JointPolicy>(new JointPolicy(options, tick));
+  return std::unique_ptr<JointPolicy>(new JointPolicy(options, tick, env.seed));
 }
 
 int32_t JointPolicy::GroupOf(const Node& node) {
@@ -141,32 +146,29 @@ void JointPolicy::Join(const ClusterState& state, TaskRef t) {
   }
   std::sort(holders.begin(), holders.end());
   holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
-  const auto runners = std::count_if(state.nodes().begin(), state.nodes().end(), Runs);
+  // Q_{m,1} has a destination (its own Q_{m,2}, a rack mate's, or X) as
+  // soon as any machine can run maps.
+  const bool any_runs = std::any_of(state.nodes().begin(), state.nodes().end(), Runs);
 
-  // Q_L in tie-break order: processing queues by node id, then outgoing.
-  std::vector<Where> candidates;
+  // Q_L in tie-break order: processing queues, then outgoing queues.
+  std::vector<Candidate> candidates;
   for (NodeId h : holders) {
-    if (Runs(state.node(h))) candidates.push_back({Queue::kProcessing, h});
+    if (Runs(state.node(h))) candidates.push_back({{Queue::kProcessing, h}, 0});
   }
   for (NodeId h : holders) {
-    if (runners - (Runs(state.node(h)) ? 1 : 0) > 0) candidates.push_back({Queue::kMachineOut, h});
+    if (any_runs) candidates.push_back({{Queue::kMachineOut, h}, 1});
   }
   const bool located = !candidates.empty();
   if (!located) {  // no live holder: any machine reads it as remotely as another
     for (const Node& n : state.nodes()) {
-      if (Runs(n)) candidates.push_back({Queue::kProcessing, n.id});
+      if (Runs(n)) candidates.push_back({{Queue::kProcessing, n.id}, 0});
     }
   }
   if (candidates.empty()) {
     Push(t, {Queue::kUnplaced, 0}, kNoNode);
     return;
   }
-  Where best = candidates.front();
-  int64_t best_length = Length(state, best);
-  for (size_t i = 1; i < candidates.size(); ++i) {
-    const int64_t length = Length(state, candidates[i]);
-    if (length < best_length) best = candidates[i], best_length = length;
-  }
+  const Where best = Shortest(state, candidates);
   Push(t, best, located ? best.id : kNoNode);
 }
 
@@ -220,7 +222,7 @@ void JointPolicy::OnNodeLost(const ClusterState& state, NodeId node, TimeMs) {
   const std::vector<std::vector<NodeId>> members = Members(state);
   for (size_t g = 0; g < std::max(group_[0].size(), group_[1].size()); ++g) {
     const bool runs_here = g < members.size() && !members[g].empty();
-    if (!OtherGroupRuns(members, g)) Drain({Queue::kGroupOut, static_cast<int32_t>(g)}, displaced);
+    if (!AnyGroupRuns(members)) Drain({Queue::kGroupOut, static_cast<int32_t>(g)}, displaced);
     if (!runs_here) Drain({Queue::kGroupIn, static_cast<int32_t>(g)}, displaced);
   }
   for (TaskRef t : displaced) {
@@ -251,8 +253,12 @@ void JointPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launche
   // routing to bring it work.
   if (std::deque<TaskRef>* q = Find({Queue::kProcessing, hb.node})) {
     while (free > 0 && !q->empty()) {
-      const TaskRef t = q->front();
-      q->pop_front();
+      // §6: the job HFS would serve first among those waiting here; HFS
+      // re-sorts before every assignment, so the ranks are fresh each time.
+      if (ManyJobs(*q)) RankJobs(state);
+      const std::vector<size_t> pick = Select(*q, 1);
+      const TaskRef t = (*q)[pick.front()];
+      q->erase(q->begin() + static_cast<std::ptrdiff_t>(pick.front()));
       SlotOf(t).where = kNowhere;
       if (state.job(t.job).maps[static_cast<size_t>(t.index)].state != TaskState::kPending) {
         continue;
@@ -276,25 +282,79 @@ void JointPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launche
 
 // ---- Steps 2 and 3: routing ----
 
-void JointPolicy::Route(const ClusterState& state, Where from, const std::vector<Where>& dests,
-                        int cap, std::vector<Move>& moves) const {
+JointPolicy::Where JointPolicy::Shortest(const ClusterState& state, const std::vector<Candidate>& among) {
+  int64_t best = std::numeric_limits<int64_t>::max();
+  int tier = std::numeric_limits<int>::max();
+  for (const Candidate& c : among) {
+    const int64_t l = Length(state, c.where);
+    if (l < best || (l == best && c.tier < tier)) best = l, tier = c.tier;
+  }
+  // The shortest, then the lowest tier; among what still ties, one drawn
+  // uniformly from the seeded stream.
+  std::vector<Where>& tied = scratch_;
+  tied.clear();
+  for (const Candidate& c : among) {
+    if (c.tier == tier && Length(state, c.where) == best) tied.push_back(c.where);
+  }
+  return tied[Draw(rng_, tied.size())];
+}
+
+void JointPolicy::Route(const ClusterState& state, Where from, const std::vector<Candidate>& dests,
+                        int cap, std::vector<Move>& moves) {
   const int64_t length = Length(state, from);
   if (length == 0 || dests.empty()) return;
-  Where best = dests.front();
-  int64_t best_length = Length(state, best);
-  for (size_t i = 1; i < dests.size(); ++i) {
-    const int64_t l = Length(state, dests[i]);
-    if (l < best_length) best = dests[i], best_length = l;
-  }
-  if (best_length >= length) return;  // blocked
+  const Where best = Shortest(state, dests);
+  if (Length(state, best) >= length) return;  // blocked
   moves.push_back({from, best, static_cast<int>(std::min<int64_t>(cap, length))});
+}
+
+bool JointPolicy::ManyJobs(const std::deque<TaskRef>& q) {
+  for (const TaskRef& t : q) {
+    if (t.job != q.front().job) return true;
+  }
+  return false;
+}
+
+void JointPolicy::RankJobs(const ClusterState& state) {
+  jobs_scratch_ = state.active_jobs();
+  order_.Sort(state, /*for_maps=*/true, &jobs_scratch_);
+  for (size_t i = 0; i < jobs_scratch_.size(); ++i) {
+    const auto id = static_cast<size_t>(jobs_scratch_[i]);
+    if (rank_.size() <= id) rank_.resize(id + 1, 0);
+    rank_[id] = static_cast<int64_t>(i);
+  }
+}
+
+std::vector<size_t> JointPolicy::Select(const std::deque<TaskRef>& q, size_t count) const {
+  std::vector<size_t> pos(q.size());
+  for (size_t i = 0; i < pos.size(); ++i) pos[i] = i;
+  count = std::min(count, pos.size());
+  if (!ManyJobs(q)) {
+    pos.resize(count);
+    return pos;
+  }
+  auto rank = [&](size_t i) {
+    const auto id = static_cast<size_t>(q[i].job);
+    return id < rank_.size() ? rank_[id] : std::numeric_limits<int64_t>::max();
+  };
+  auto before = [&](size_t a, size_t b) {
+    const int64_t ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a < b;
+  };
+  std::partial_sort(pos.begin(), pos.begin() + static_cast<std::ptrdiff_t>(count), pos.end(), before);
+  pos.resize(count);
+  return pos;
 }
 
 void JointPolicy::Arrive(const ClusterState& state, TaskRef t, Where from, Where to,
                          Launcher& launcher) {
   const NodeId origin = from.queue == Queue::kMachineOut ? from.id : SlotOf(t).origin;
   Push(t, to, origin);
-  if (to.queue != Queue::kProcessing) return;
+  // Step 3: the copy starts when the target is known (Q_{m,2} leads only to
+  // Q_{m,0}), so it travels while the task waits in Q_{m,2}: the routing
+  // hops and the copy are one transfer, as in §3.2 where the queues are
+  // the network.
+  if (to.queue != Queue::kMachineIn) return;
   const MapTask& m = state.job(t.job).maps[static_cast<size_t>(t.index)];
   if (Holds(m, to.id)) return;
   NodeId source = kNoNode;
@@ -321,46 +381,55 @@ void JointPolicy::OnTick(const ClusterState& state, TimeMs, Launcher& launcher) 
     static const std::vector<NodeId> kNone;
     return g < members.size() ? members[g] : kNone;
   };
+  const bool any_runs = AnyGroupRuns(members);
   // Every decision reads the lengths before any move (§4.2).
   std::vector<Move> moves;
-  std::vector<Where> dests;
+  std::vector<Candidate> dests;
   for (const Node& n : state.nodes()) {  // Q_{m,1}
     if (!n.live) continue;
     const auto g = static_cast<size_t>(GroupOf(n));
     dests.clear();
-    for (NodeId other : members_of(g)) {
-      if (other != n.id) dests.push_back({Queue::kMachineIn, other});
-    }
-    if (OtherGroupRuns(members, g)) dests.push_back({Queue::kGroupOut, static_cast<int32_t>(g)});
+    // D(Q_{m,1}) = {X_{r_m,1}} ∪ {Q_{m',2} | m' in M_{r_m}}, m included
+    // (§4.1). Ties: another machine of the rack, then m itself, then X.
+    for (NodeId other : members_of(g)) dests.push_back({{Queue::kMachineIn, other}, other == n.id ? 1 : 0});
+    if (any_runs) dests.push_back({{Queue::kGroupOut, static_cast<int32_t>(g)}, 2});
     Route(state, {Queue::kMachineOut, n.id}, dests, options_.b1, moves);
   }
   for (const Node& n : state.nodes()) {  // Q_{m,2}
     if (Runs(n)) {
-      Route(state, {Queue::kMachineIn, n.id}, {{Queue::kProcessing, n.id}}, options_.b1, moves);
+      Route(state, {Queue::kMachineIn, n.id}, {{{Queue::kProcessing, n.id}, 0}}, options_.b1, moves);
     }
   }
   const size_t groups = std::max(group_[0].size(), group_[1].size());
-  for (size_t g = 0; g < groups; ++g) {  // X_{r,1}
+  for (size_t g = 0; g < groups; ++g) {  // X_{r,1}: D = {X_{r',2} | r' = 1..R}, r included
     dests.clear();
     for (size_t other = 0; other < members.size(); ++other) {
-      if (other != g && !members[other].empty()) {
-        dests.push_back({Queue::kGroupIn, static_cast<int32_t>(other)});
+      if (!members[other].empty()) {  // ties: another group, then r itself
+        dests.push_back({{Queue::kGroupIn, static_cast<int32_t>(other)}, other == g ? 1 : 0});
       }
     }
     Route(state, {Queue::kGroupOut, static_cast<int32_t>(g)}, dests, options_.b2, moves);
   }
   for (size_t g = 0; g < groups; ++g) {  // X_{r,2}
     dests.clear();
-    for (NodeId m : members_of(g)) dests.push_back({Queue::kMachineIn, m});
+    for (NodeId m : members_of(g)) dests.push_back({{Queue::kMachineIn, m}, 0});
     Route(state, {Queue::kGroupIn, static_cast<int32_t>(g)}, dests, options_.b2, moves);
   }
-  for (const Move& move : moves) {
-    for (int i = 0; i < move.count; ++i) {
-      std::deque<TaskRef>& q = Get(move.from);
-      const TaskRef t = q.front();
-      q.pop_front();
-      Arrive(state, t, move.from, move.to, launcher);
-    }
+  // Which chunks each queue sends: HFS's job order (§6), first come first
+  // served within a job. Every sender gives up its tasks before any lands,
+  // so no task makes two hops in one slot.
+  bool ranked = false;
+  std::vector<std::vector<TaskRef>> sent(moves.size());
+  for (size_t i = 0; i < moves.size(); ++i) {
+    std::deque<TaskRef>& q = Get(moves[i].from);
+    if (!ranked && ManyJobs(q)) RankJobs(state), ranked = true;
+    std::vector<size_t> pick = Select(q, static_cast<size_t>(moves[i].count));
+    for (size_t p : pick) sent[i].push_back(q[p]);
+    std::sort(pick.begin(), pick.end());
+    for (size_t k = pick.size(); k-- > 0;) q.erase(q.begin() + static_cast<std::ptrdiff_t>(pick[k]));
+  }
+  for (size_t i = 0; i < moves.size(); ++i) {
+    for (TaskRef t : sent[i]) Arrive(state, t, moves[i].from, moves[i].to, launcher);
   }
 }
 

@@ -19,8 +19,8 @@
 //      tasks"): when a job is added, each pending map, in index order, joins
 //      the shortest queue of Q_L = {Q_{m,0}, Q_{m,1} : m a live holder of its
 //      block}. Ties: processing queues before outgoing queues (local work
-//      uses no network), then the lowest node id. Failed maps rejoin the
-//      same way.
+//      uses no network), then one drawn (see "Ties" below). Failed maps
+//      rejoin the same way.
 //   2. Routing (Alg. 1, second loop; §4.1 "Routing"; §4.2 service
 //      processes), every tick: each non-empty network queue Q finds the
 //      shortest D in its destinations D(Q); if |D| < |Q| it sends its
@@ -29,27 +29,37 @@
 //      the lengths at the start of the tick and moves land after them (a
 //      move arrives "at the next slot", §4.2), applied in source order:
 //      outgoing queues by node id, incoming queues by node id, group
-//      outgoing then incoming queues by group id. Destinations:
-//        D(Q_{m,1}) = {Q_{m',2} : m' in m's group, m' != m} ∪ {X_{g(m),1}}
+//      outgoing then incoming queues by group id; every sender gives up its
+//      tasks before any lands, so no task makes two hops in one tick.
+//      Destinations, as §4.1 defines them (the node and the rack itself
+//      included: the toy example's D(Q_{1,1}) = {Q_{1,2}, Q_{2,2}, X_{1,1}}):
+//        D(Q_{m,1}) = {Q_{m',2} : m' in m's group} ∪ {X_{g(m),1}}
 //        D(Q_{m,2}) = {Q_{m,0}}
-//        D(X_{r,1}) = {X_{r',2} : r' != r}
+//        D(X_{r,1}) = {X_{r',2} : every group r'}
 //        D(X_{r,2}) = {Q_{m,2} : m in r}
-//      Ties: machine queues by node id, then X_{g(m),1} (stay in the rack);
-//      groups by id.
-//   3. Prefetch: a map entering Q_{m,0} from Q_{m,2} whose block m does not
-//      hold is prefetched: Launcher::Prefetch(block, from, m), `from` being
-//      the machine whose outgoing queue sent it (the replica on its path),
-//      or, if that machine is dead, the live holder nearest m (Distance,
-//      then lowest id); with no live holder, no prefetch.
-//   4. Assign(m): m launches the head of Q_{m,0}, up to its free map slots.
+//      Which tasks a queue sends: the job order of step 4, then first come
+//      first served.
+//   3. Prefetch: a map entering Q_{m,2} whose block m does not hold is
+//      prefetched: Launcher::Prefetch(block, from, m), `from` being the
+//      machine whose outgoing queue sent it (the replica on its path), or,
+//      if that machine is dead, the live holder nearest m (Distance, then
+//      lowest id); with no live holder, no prefetch. Q_{m,2} leads only to
+//      Q_{m,0}, so this is the first moment the target is known; the copy
+//      travels while the task waits in Q_{m,2} — in §3.2 the queues *are*
+//      the network, so the hops and the copy are one transfer, not a copy
+//      started after the task has already crossed the queues.
+//   4. Assign(m): m launches from Q_{m,0}, up to its free map slots, the
+//      task of the job the Hadoop Fair Scheduler would serve first
+//      (FairOrder: running maps ÷ weight, then submit time, then id; re-
+//      sorted before every launch, as HFS does), first come first served
+//      within a job. §6: "To make a fair comparison, we let JS prioritize
+//      jobs in the same way as HFS."
 //      Idle machines (§4.2: "If machine m is idle during time slot t, i.e.,
 //      Q_{m,0}(t) = 0", its potential service is simply unused): the Joint
 //      Scheduler never hands an idle machine a task from another queue;
 //      work reaches it only by routing, which sees its short Q_{m,0} as the
 //      destination of Q_{m,2}, and so on upstream. We keep that rule: an
-//      empty Q_{m,0} launches nothing. Within a queue, first come first
-//      served; job priority is not used (§7 leaves job-level scheduling
-//      open).
+//      empty Q_{m,0} launches nothing.
 //   5. Reduces (not in the paper, §1: "reduce tasks are not the
 //      bottleneck"): at most one per heartbeat, from the first active job in
 //      submission order that is past slow-start, its lowest pending index.
@@ -61,16 +71,23 @@
 //     of work queued — which is the paper's length at one slot and reads 0
 //     exactly when a slot is free, so routing fills free slots. Other
 //     queues' lengths are task counts.
-//   - Self-loops: D(Q_{m,1}) leaves out m itself (§4.1: a map in Q_{m,1}
-//     "means machine m needs to transmit the data chunk ... to another
-//     (remote) machine") and D(X_{r,1}) leaves out r (the rack outgoing
-//     queue carries inter-rack traffic, §3.2).
+//   - Ties (Alg. 1 says only "the shortest queue"): among the shortest,
+//     first the lowest tier — step 1: processing queues, then outgoing;
+//     from Q_{m,1}: another machine of the group, then m itself (§4.1: a
+//     map in Q_{m,1} "means machine m needs to transmit the data chunk ...
+//     to another (remote) machine"), then X_{g(m),1} (stay in the rack);
+//     from X_{r,1}: another group, then r —, then one of the still tied
+//     queues uniformly from the policy's own std::mt19937_64, seeded by
+//     SchedulerEnv::seed (deterministic for a seed; a draw is made only
+//     when two or more tie). The lowest node id, used before, sent every
+//     task routed in a tick inside a rack to the same machine.
+//   - Self-loops: a task may go Q_{m,1} → Q_{m,2} → Q_{m,0} (no copy: m
+//     holds the block) or X_{r,1} → X_{r,2}, as §4.1's sets allow.
 //   - Reachability: dead machines, and machines without map slots, are no
 //     destination and no Q_{m,0} candidate (a slotless holder still sends,
-//     via Q_{m,1}); X_{r,1} is a destination only while another group has a
-//     live machine with map slots, and Q_{m,1} a candidate in step 1 only
-//     while some other live machine has map slots — otherwise a task could
-//     wait for ever in a queue with nowhere to go.
+//     via Q_{m,1}); X_{r,1} is a destination, and Q_{m,1} a candidate in
+//     step 1, only while some live machine has map slots — otherwise a
+//     task could wait for ever in a queue with nowhere to go.
 //   - Replicas: the paper assumes three; we use the split's live holders,
 //     however many. A split with none (no location, or every holder lost)
 //     joins the shortest Q_{m,0} over all live machines with map slots and
@@ -79,9 +96,9 @@
 //   - Time slot = tick, default the heartbeat interval: §6 scales the slot
 //     so one block crosses a rack link per slot (B1 = 1), and a 64–128 MB
 //     block on a 1 Gbps link takes about a second.
-//   - Prefetch timing: issued when the task enters Q_{m,0}, where the model
-//     says the data is on m. A launch does not wait for the copy to land;
-//     if it has not, the map reads from a remote replica.
+//   - Prefetch timing: issued when the task enters Q_{m,2} (step 3). A
+//     launch does not wait for the copy to land; how a map whose copy is
+//     still on its way reads is the host's (mr-sim waits for the copy).
 //   - Failures: a failed map rejoins by step 1; its failure history is not
 //     consulted. A lost node's three queues, and the maps the host made
 //     pending again, rejoin by step 1 (queue order, then job and index);
@@ -96,9 +113,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "common/status.h"
+#include "scheduler/job_order.h"
 #include "scheduler/scheduler.h"
 
 namespace mr::sched {
@@ -170,8 +189,14 @@ class JointPolicy : public Scheduler {
     Where from, to;
     int count;
   };
+  // A queue a task may join, and its tier for ties (lower first).
+  struct Candidate {
+    Where where;
+    int tier = 0;
+  };
 
-  JointPolicy(const JointOptions& options, TimeMs tick_ms) : options_(options), tick_ms_(tick_ms) {}
+  JointPolicy(const JointOptions& options, TimeMs tick_ms, uint64_t seed)
+      : options_(options), tick_ms_(tick_ms), rng_(seed) {}
 
   std::deque<TaskRef>* Find(Where w);
   const std::deque<TaskRef>* Find(Where w) const;
@@ -185,9 +210,19 @@ class JointPolicy : public Scheduler {
   // Takes every task out of queue `w`, head first, appending to `out`.
   void Drain(Where w, std::vector<TaskRef>& out);
   void RetryUnplaced(const ClusterState& state);
+  // The shortest of `among`; of the tied ones, the lowest tier; of what
+  // still ties, one drawn uniformly from rng_. REQUIRES: `among` not empty.
+  Where Shortest(const ClusterState& state, const std::vector<Candidate>& among);
   // Step 2, one queue: appends its move, if any.
-  void Route(const ClusterState& state, Where from, const std::vector<Where>& dests, int cap,
-             std::vector<Move>& moves) const;
+  void Route(const ClusterState& state, Where from, const std::vector<Candidate>& dests, int cap,
+             std::vector<Move>& moves);
+  // True when `q` holds tasks of more than one job.
+  static bool ManyJobs(const std::deque<TaskRef>& q);
+  // rank_ := each active job's place in the Fair Scheduler's order now.
+  void RankJobs(const ClusterState& state);
+  // Positions in `q` of the `count` tasks to serve first: by rank_ of their
+  // job (when `q` holds several jobs; call RankJobs first), then position.
+  std::vector<size_t> Select(const std::deque<TaskRef>& q, size_t count) const;
   void Arrive(const ClusterState& state, TaskRef t, Where from, Where to, Launcher& launcher);
 
   JointOptions options_;
@@ -196,6 +231,11 @@ class JointPolicy : public Scheduler {
   std::vector<std::deque<TaskRef>> group_[2];    // out, in; by group
   std::deque<TaskRef> unplaced_;
   std::vector<std::vector<Slot>> slots_;  // by job, by map index
+  std::mt19937_64 rng_;                   // ties (seeded from SchedulerEnv::seed)
+  FairOrder order_;                       // §6: jobs in HFS's order
+  std::vector<int64_t> rank_;             // by job, as of the last RankJobs
+  std::vector<JobId> jobs_scratch_;
+  std::vector<Where> scratch_;
 };
 
 // The registry entry: name "joint", parameters tick_ms, b1 and b2.

@@ -384,6 +384,12 @@ TEST(SimShippedScenarios, JointSkewAndUniform) {
     const double* in = js.all.input_mb;
     EXPECT_GT(in[static_cast<int>(Span::kNode)] / (in[0] + in[1] + in[2] + in[3]), 0.95);
     EXPECT_EQ(Find(runs, "HFS").prefetches, 0);
+    // A routed chunk crosses the links once, as its prefetch (Joint §3.2:
+    // the hops are the transfer): no map of JS reads its input remotely, and
+    // the prefetch bytes are one block per prefetch.
+    EXPECT_EQ(in[1] + in[2] + in[3], 0);
+    const double* pf = js.all.prefetch_mb;
+    EXPECT_DOUBLE_EQ(pf[0] + pf[1] + pf[2] + pf[3], static_cast<double>(js.prefetches) * 128);
   }
 }
 
