@@ -299,10 +299,18 @@ std::optional<Section> PandasSection(const std::string& scenario, const Runs& ru
     s.claims.push_back({"Pandas §VII-C2, Fig. 15", "Figure 15 shows that with hot-spots, HFS incurs high delay "
                         "beyond 0.65 load.", KneeVerdict(runs, "HFS", 0.65), KneeText(runs, "HFS")});
   } else {
+    // Low delay up to 0.95 and a knee right after it (within ±0.05, as
+    // KneeVerdict) is the claim. No knee at all: reproduced when nothing
+    // past 0.95 was swept (all the claim says about the loads run), partly
+    // when loads past it were (the "drastic delay beyond" is not shown).
     const double k = Knee(runs, "HFS");
+    const auto hfs_c = Curve(runs, "HFS", "jtt_ms");
+    const bool past = !hfs_c.empty() && hfs_c.back().first > 0.95 + 1e-9;
+    const std::string v = std::isnan(k) ? (past ? "partly" : "reproduced")
+                          : KneeVerdict(runs, "HFS", 0.95) == "reproduced" ? "reproduced"
+                          : k >= 0.85 ? "partly" : "not";
     s.claims.push_back({"Pandas §VII-C2, Fig. 14", "Figure 14 shows that with uniform node popularity, HFS "
-                        "incurs drastic delay only beyond 0.95 load.",
-                        std::isnan(k) ? "reproduced" : k >= 0.85 ? "partly" : "not", KneeText(runs, "HFS")});
+                        "incurs drastic delay only beyond 0.95 load.", v, KneeText(runs, "HFS")});
   }
   // §VII-C2: negligible acceleration at low load, very large past HFS's knee.
   const auto hfs = Curve(runs, "HFS", "jtt_ms"), pf = Curve(runs, "Pandas Fair", "jtt_ms");
