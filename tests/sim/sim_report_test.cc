@@ -191,7 +191,8 @@ TEST(SimReport, FromShippedScenarioRunsToMarkdownAndCharts) {
   std::ifstream in(dir + "/report.md");
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const char* want : {"| joss-small | JoSS §6.1, Fig. 7 |", "> — JoSS §6.1, Table 9",
-                           "![Fig. 9: inter-datacenter traffic per scheduler](joss-small-int.svg)"}) {
+                           "![Fig. 9: inter-datacenter traffic per scheduler (dc_mb_s = 62.5)](joss-small-int.svg)",
+                           "| claim | dc_mb_s 62.5 (headline) | dc_mb_s 25.0 |"}) {
     EXPECT_NE(md.find(want), std::string::npos) << want;
   }
   int charts = 0;
