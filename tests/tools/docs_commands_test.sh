@@ -152,11 +152,16 @@ for my $doc (@docs) {
       if ($tok =~ /^\0(.*)/) {
         my $op = $1;
         if (@cmd) {
+          # The binary in command position: first, or after VAR=value
+          # assignments and wrappers (sudo, env, time, ...). As an argument
+          # (journalctl -u mr-master) it is not a command.
           for my $k (0 .. $#cmd) {
             (my $base = $cmd[$k]) =~ s{.*/}{};
-            next unless exists $bin{$base} && $cmd[$k] !~ /\$/;
-            check("$short:$start", $base, @cmd[$k + 1 .. $#cmd]);
-            last;
+            if (exists $bin{$base} && $cmd[$k] !~ /\$/) {
+              check("$short:$start", $base, @cmd[$k + 1 .. $#cmd]);
+              last;
+            }
+            last unless $cmd[$k] =~ /^\w+=/ || $cmd[$k] =~ /^(sudo|env|exec|time|nice|nohup)$/;
           }
         }
         @cmd = ();
