@@ -57,30 +57,47 @@ void Progress::Bytes(int64_t done, int64_t total) {
 }
 
 void Progress::Finish() {
+  if (held_ && tty_ && enabled_) Draw(held_fraction_, held_text_);
+  held_ = false;
   if (drawn_) std::fputc('\n', stderr);
   drawn_ = false;
 }
 
+// Called by Update and Bytes: draws (terminal) or logs a line when it is
+// time to, else keeps the state for Finish.
 void Progress::Emit(double fraction, const std::string& text, bool final) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const int64_t since = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_).count();
-  if (!final && since < (tty_ ? kDrawIntervalMs : interval_ms_) && (tty_ ? drawn_ : true)) return;
+  const bool due = tty_ ? (!drawn_ || since >= kDrawIntervalMs) : since >= interval_ms_;
+  if (!final && !due) {
+    held_ = true;
+    held_fraction_ = fraction;
+    held_text_ = text;
+    return;
+  }
   last_ = now;
+  held_ = false;
+  if (tty_) {
+    Draw(fraction, text);
+    return;
+  }
+  char pct[8] = "";
+  if (fraction >= 0) std::snprintf(pct, sizeof pct, "%3d%% ", static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100));
+  std::fprintf(stderr, "mrctl: %s: %s%s\n", what_.c_str(), pct, text.c_str());
+}
+
+// One terminal line, redrawn over the last one: "[####      ]  40%  what: text".
+void Progress::Draw(double fraction, const std::string& text) {
   std::string line;
   if (fraction >= 0) {
     fraction = std::clamp(fraction, 0.0, 1.0);
     const int filled = static_cast<int>(fraction * kBarWidth);
     char pct[8];
     std::snprintf(pct, sizeof pct, "%3d%%", static_cast<int>(fraction * 100));
-    line = tty_ ? "[" + std::string(filled, '#') + std::string(kBarWidth - filled, ' ') + "] " + pct + "  "
-                : std::string(pct) + " ";
+    line = "[" + std::string(filled, '#') + std::string(kBarWidth - filled, ' ') + "] " + pct + "  ";
   }
-  line = tty_ ? line + what_ + ": " + text : "mrctl: " + what_ + ": " + line + text;
-  if (!tty_) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-    return;
-  }
+  line += what_ + ": " + text;
   const size_t width = line.size();
   if (line.size() < width_) line += std::string(width_ - line.size(), ' ');
   width_ = width;

@@ -25,7 +25,8 @@ class Progress {
  public:
   // `what` starts every line ("put big.txt").
   explicit Progress(std::string what);
-  // Ends the line on a terminal (so what follows starts on a new one).
+  // Ends the line on a terminal (so what follows starts on a new one),
+  // after drawing the last state if the throttle held it back.
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -35,7 +36,8 @@ class Progress {
   void Update(double fraction, const std::string& text);
   // Bytes done of `total` (-1 unknown): the text says both and the rate.
   void Bytes(int64_t done, int64_t total);
-  // Ends the line now (before printing a result or an error).
+  // Ends the line now (before printing a result or an error): on a
+  // terminal the last state is drawn first, so a finished copy shows 100%.
   void Finish();
 
   // Seconds since the Progress was made.
@@ -43,12 +45,16 @@ class Progress {
 
  private:
   void Emit(double fraction, const std::string& text, bool final);
+  void Draw(double fraction, const std::string& text);
 
   std::string what_;
   bool enabled_;
   bool tty_;
   int64_t interval_ms_;
   bool drawn_ = false;     // a TTY line is on screen, not yet ended
+  bool held_ = false;      // the last state was not drawn (throttled)
+  double held_fraction_ = -1;
+  std::string held_text_;
   size_t width_ = 0;       // of the last TTY line, to blank its tail
   std::chrono::steady_clock::time_point start_, last_;
 };

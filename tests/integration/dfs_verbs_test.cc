@@ -57,10 +57,16 @@ TEST_F(DfsVerbsTest, DirectoriesRoundTripAndTheVerbsAgreeWithLocalTools) {
   r = Shell("diff -r " + Quote(tree) + " " + Quote(work_ + "/back") + " && echo same");
   EXPECT_EQ(r.out, "same\n") << r.out << r.err;
   EXPECT_FALSE(std::filesystem::exists(work_ + "/back.mrctl-partial"));
-  // Into an existing local directory: under the DFS name.
-  ASSERT_EQ(c.Mrctl("dfs get /t/sub " + Quote(work_ + "/back")).exit_code, 0);
-  EXPECT_EQ(Shell("diff -r " + Quote(tree + "/sub") + " " + Quote(work_ + "/back/sub") + " && echo same").out,
+  // Into an existing local directory: under the DFS name; never over an
+  // existing one.
+  std::filesystem::create_directories(work_ + "/into");
+  r = c.Mrctl("dfs get /t/sub " + Quote(work_ + "/into"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Shell("diff -r " + Quote(tree + "/sub") + " " + Quote(work_ + "/into/sub") + " && echo same").out,
             "same\n");
+  r = c.Mrctl("dfs get /t/sub " + Quote(work_ + "/into"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mrctl: '" + work_ + "/into/sub' already exists\n");
   // getmerge: the directory's files concatenated in name order.
   ASSERT_EQ(c.Mrctl("dfs getmerge /t/sub " + Quote(work_ + "/merged")).exit_code, 0);
   EXPECT_EQ(Shell("cat " + Quote(tree + "/sub/b.xml") + " " + Quote(tree + "/sub/c.bin") + " | sha256sum | cut -d' ' -f1").out,
@@ -150,7 +156,7 @@ TEST_F(DfsVerbsTest, ProgressOnATerminalAndInALog) {
   EXPECT_NE(r.out.find("100%  put /p.txt: 3.0 MiB of 3.0 MiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\r["), std::string::npos) << r.out;
 
-  r = Shell("MR_PROGRESS_INTERVAL_MS=0 " + mrctl + " dfs cat /p.txt | sha256sum | cut -d' ' -f1");
+  r = Shell("{ MR_PROGRESS_INTERVAL_MS=0 " + mrctl + " dfs cat /p.txt | sha256sum | cut -d' ' -f1; }");
   EXPECT_EQ(r.out, Sha256OfFile(file));
   EXPECT_NE(r.err.find("mrctl: cat /p.txt: 100% 3.0 MiB of 3.0 MiB"), std::string::npos) << r.err;
   r = Shell("MR_PROGRESS_INTERVAL_MS=0 " + mrctl + " --quiet dfs get /p.txt " + Quote(work_ + "/g"));
@@ -199,7 +205,7 @@ TEST_F(DfsVerbsTest, JobWaitAndMvOfARunningJobsInput) {
   const std::string wait_out = work_ + "/wait.out", wait_err = work_ + "/wait.err";
   const std::string mrctl = Mrctl() + " --config " + Quote(c.config());
   Shell("(MR_PROGRESS_INTERVAL_MS=0 " + mrctl + " job wait " + ids + " >" + Quote(wait_out) + " 2>" +
-        Quote(wait_err) + "; echo $? >" + Quote(work_ + "/wait.rc") + ") &");
+        Quote(wait_err) + "; echo $? >" + Quote(work_ + "/wait.rc") + ") </dev/null >/dev/null 2>&1 &");
   auto contents = [](const std::string& f) {
     std::ifstream in(f);
     return std::string(std::istreambuf_iterator<char>(in), {});
