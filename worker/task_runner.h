@@ -46,6 +46,7 @@ namespace mr::worker {
 struct MapTaskSpec {
   std::string job;      // registered job name
   jobs::Params params;  // resolved, including what Plan() added
+  jobs::JobEnv env;     // for jobs that run user commands (streaming)
   int reducers = 1;     // 0 = map-only job
   std::string file;     // DFS path of the input file (LineInfo::file)
   int64_t file_length = 0;
@@ -101,6 +102,7 @@ Result<MapTaskResult> RunMapTask(const MapTaskSpec& spec, const jobs::LineReader
 struct ReduceTaskSpec {
   std::string job;
   jobs::Params params;  // resolved, as for the map tasks
+  jobs::JobEnv env;
   int index = 0;        // this reduce task's partition, 0 <= index < reducers
   int reducers = 1;
 };
