@@ -18,8 +18,10 @@ namespace {
 
 Status Send(const pb::ChildMessage& m) { return WriteMessage(1, m); }
 
+// The worker rebuilds an InvalidArgument from its message; any other error
+// travels with its code's name.
 void Fill(const Status& s, pb::ChildResult* r) {
-  r->set_error(s.ToString());
+  r->set_error(s.IsInvalidArgument() ? s.message() : s.ToString());
   r->set_invalid_argument(s.IsInvalidArgument());
 }
 

@@ -63,9 +63,7 @@ TEST_F(PluginIntegrationTest, BadPluginsFailTheirJobsNotTheWorkers) {
     EXPECT_NE(error.find(k.reason), std::string::npos) << error;
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
-  int live = 0;
-  for (const json& w : c.MrctlJson("cluster status --json")["workers"]) live += w["live"].get<bool>();
-  EXPECT_EQ(live, 2);
+  EXPECT_EQ(c.LiveWorkers(), 2);
   json good = RunJob(c, So("plugin_wordcount"), "/in/text.txt", "/out/good", 2, "");
   EXPECT_EQ(good["state"], "succeeded") << good.dump(2);
   EXPECT_EQ(Shell("pgrep -fc '^mr-task'").out, "0\n");  // no child left behind

@@ -88,9 +88,7 @@ TEST_F(StreamingIntegrationTest, BadCommandsFailTheJobNotTheWorkers) {
     EXPECT_NE(r["stderr"].get<std::string>().find(k.reason), std::string::npos);
   }
   // The same workers still serve: a good streaming job succeeds.
-  int live = 0;
-  for (const json& w : c.MrctlJson("cluster status --json")["workers"]) live += w["live"].get<bool>();
-  EXPECT_EQ(live, 2);
+  EXPECT_EQ(c.LiveWorkers(), 2);
   json good = RunStreaming(c, PythonFlags(), "/in/text.txt", "/out/good", 2);
   EXPECT_EQ(good["state"], "succeeded") << good.dump(2);
   // And no command of the bad jobs is left running.

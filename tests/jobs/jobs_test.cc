@@ -105,8 +105,8 @@ TEST(RegistryTest, UnknownJobListsTheValidOnes) {
   ASSERT_FALSE(job.ok());
   EXPECT_TRUE(job.status().IsInvalidArgument());
   EXPECT_EQ(job.status().message(),
-            "unknown job 'wordcont' (jobs: grep, invertedindex, permu, sequencecount, sort, "
-            "wordcount)");
+            "unknown job 'wordcont' (jobs: grep, invertedindex, permu, plugin, sequencecount, sort, "
+            "streaming, wordcount)");
 }
 
 TEST(RegistryTest, UnknownParameterListsTheJobsParameters) {
