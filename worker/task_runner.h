@@ -102,9 +102,9 @@ Result<MapTaskResult> RunMapTask(const MapTaskSpec& spec, const jobs::LineReader
 struct ReduceTaskSpec {
   std::string job;
   jobs::Params params;  // resolved, as for the map tasks
-  jobs::JobEnv env;
   int index = 0;        // this reduce task's partition, 0 <= index < reducers
   int reducers = 1;
+  jobs::JobEnv env;     // for jobs that run user commands (streaming)
 };
 
 struct ReduceTaskResult {
