@@ -271,7 +271,7 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"sort_buffer_bytes", "slowstart", "max_attempts",
                                   "parallel_fetches", "output_replication",
                                   "fetch_failures_to_rerun", "block_wait_ms",
-                                  "recovery_wait_ms"}));
+                                  "recovery_wait_ms", "task_timeout_ms"}));
   MR_RETURN_IF_ERROR(t.Int("sort_buffer_bytes", 1 << 20, int64_t{1} << 40, &o->sort_buffer_bytes));
   MR_RETURN_IF_ERROR(t.Fraction("slowstart", &o->slowstart));
   MR_RETURN_IF_ERROR(t.Int("max_attempts", 1, 100, &o->max_attempts));
@@ -280,6 +280,7 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
   MR_RETURN_IF_ERROR(t.Int("fetch_failures_to_rerun", 1, 100, &o->fetch_failures_to_rerun));
   MR_RETURN_IF_ERROR(t.Int("block_wait_ms", 0, kInt64Max, &o->block_wait_ms));
   MR_RETURN_IF_ERROR(t.Int("recovery_wait_ms", 0, 600000, &o->recovery_wait_ms));
+  MR_RETURN_IF_ERROR(t.Int("task_timeout_ms", 0, kInt64Max, &o->task_timeout_ms));
   return Status::OK();
 }
 

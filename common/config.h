@@ -234,6 +234,11 @@ struct JobOptions {
   // recovers as soon as all did; nothing is launched meanwhile).
   // Default: 10000.
   int recovery_wait_ms = 10000;
+  // Wall-clock limit of one run of a user command (a streaming mapper,
+  // reducer or combiner): past it the command's process group is killed and
+  // the attempt fails. A job's `timeout_ms` parameter overrides it.
+  // 0 = none. Default: 600000 (10 min, Hadoop's mapreduce.task.timeout).
+  int64_t task_timeout_ms = 600000;
 };
 
 // [log]

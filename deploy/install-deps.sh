@@ -15,6 +15,7 @@ PACKAGES=(
   debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)
   ansible openssh-server openssh-client nftables ethtool tcpdump  # tests/deploy: emulated VPSs (deploy/ansible, deploy/lib)
   shellcheck  # deploy/testbed.sh and deploy/lib are kept shellcheck-clean (docs/testbed.md)
+  python3 mawk  # examples/streaming and their tests (docs/user-jobs.md)
 )
 
 missing=()

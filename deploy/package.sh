@@ -16,7 +16,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(mr-master mr-worker mrctl mr-local mr-sim mr-workload mr_man_pages mr_bash_completion)
+targets=(mr-master mr-worker mr-task mrctl mr-local mr-sim mr-workload mr_job_api mr_man_pages mr_bash_completion)
 
 # Prints the path of the .deb CPack made in build directory $1.
 deb_path() {

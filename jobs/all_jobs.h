@@ -10,8 +10,10 @@ namespace mr::jobs {
 extern const JobInfo kGrepJob;
 extern const JobInfo kInvertedIndexJob;
 extern const JobInfo kPermuJob;
+extern const JobInfo kPluginJob;
 extern const JobInfo kSequenceCountJob;
 extern const JobInfo kSortJob;
+extern const JobInfo kStreamingJob;
 extern const JobInfo kWordCountJob;
 
 }  // namespace mr::jobs

@@ -1,9 +1,7 @@
-// Job's defaults (Partition, WriteOutput) and the lookups over the registry
-// (FindJob, ResolveParams, MakeJob). The list itself is in registry.cc.
+// The lookups over the registry (FindJob, ResolveParams, MakeJob). The list
+// itself is in registry.cc; Job's defaults are in job_api.cc.
 
 #include "jobs/job.h"
-
-#include <xxhash.h>
 
 #include <algorithm>
 
@@ -27,17 +25,6 @@ bool IsRequired(const ParamSpec& spec) {
 
 }  // namespace
 
-int Job::Partition(std::string_view key, int reducers) const {
-  return static_cast<int>(XXH3_64bits(key.data(), key.size()) % static_cast<uint64_t>(reducers));
-}
-
-void Job::WriteOutput(std::string_view key, std::string_view value, std::string* out) const {
-  out->append(key);
-  out->push_back('\t');
-  out->append(value);
-  out->push_back('\n');
-}
-
 const JobInfo* FindJob(std::string_view name) {
   for (const JobInfo* info : RegisteredJobs()) {
     if (info->name == name) return info;
@@ -50,7 +37,7 @@ Result<Params> ResolveParams(const JobInfo& info, const Params& params) {
   std::vector<std::string> names;
   for (const ParamSpec& spec : info.params) names.push_back(spec.name);
   for (const auto& [name, value] : params) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
+    if (!info.open_params && std::find(names.begin(), names.end(), name) == names.end()) {
       return Status::InvalidArgument(job + "unknown parameter '" + name +
                                      "' (parameters: " + JoinNames(names) + ")");
     }
@@ -65,7 +52,12 @@ Result<Params> ResolveParams(const JobInfo& info, const Params& params) {
   return resolved;
 }
 
-Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params) {
+std::string CodeHashOf(const JobInfo& info, const Params& params) {
+  return info.code_hash_of != nullptr ? info.code_hash_of(params) : info.code_hash;
+}
+
+Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params,
+                                     const JobEnv& env) {
   const JobInfo* info = FindJob(name);
   if (info == nullptr) {
     std::vector<std::string> names;
@@ -75,6 +67,7 @@ Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params
   }
   MR_ASSIGN_OR_RETURN(Params resolved, ResolveParams(*info, params));
   std::unique_ptr<Job> job = info->make();
+  job->set_env(env);
   MR_RETURN_IF_ERROR(job->Configure(resolved).WithContext("job '" + info->name + "'"));
   return job;
 }

@@ -31,6 +31,7 @@
 // Thread-compatible: one instance is used by one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -67,6 +68,22 @@ struct LineInfo {
 };
 
 using Params = std::map<std::string, std::string>;
+
+// Where a task runs, for jobs that run user code (jobs/streaming.cc): the
+// worker (or mr-local) fills it in; a built-in job ignores it.
+struct JobEnv {
+  // A local directory holding the files shipped with the job (`mrctl job run
+  // --file`), the working directory of user commands. Default: "" (the
+  // process's own working directory).
+  std::string files_dir;
+  // Wall-clock limit of one user process (one mapper, reducer or combiner
+  // run), after which its process group is killed and the attempt fails;
+  // 0 = none. Default: 0.
+  int64_t task_timeout_ms = 0;
+  // Set when the task is killed: user processes are stopped at once.
+  // Default: none.
+  const std::atomic<bool>* cancel = nullptr;
+};
 
 // A parameter a job accepts, for `mrctl jobs` and validation.
 // A parameter is required when its default_value is empty and its help
@@ -139,6 +156,13 @@ class Job {
   virtual Status Plan(const std::vector<std::string>& sample_lines, int reducers, Params* params) {
     return Status::OK();
   }
+
+  // The task's environment, set by MakeJob before Configure().
+  const JobEnv& env() const { return env_; }
+  void set_env(const JobEnv& env) { env_ = env; }
+
+ private:
+  JobEnv env_;
 };
 
 // What the registry knows about a job. Each job file defines one JobInfo
@@ -153,7 +177,21 @@ struct JobInfo {
   // line 1: the hash of J's executable code). From jobs/code_hashes.h.
   std::string code_hash;
   std::unique_ptr<Job> (*make)();
+  // For jobs whose code comes with the submission (streaming): the code hash
+  // of one submission, from its resolved params (e.g. a digest of the
+  // commands and the shipped files' digests). nullptr: code_hash.
+  std::string (*code_hash_of)(const Params& params) = nullptr;
+  // Accepts parameters besides `params` (a plug-in's own, passed on to it).
+  bool open_params = false;
+  // Its code is the user's (a plug-in .so): the master and mrctl only check
+  // its parameters and never make it; a worker runs its tasks in a child
+  // process (worker/task_child.h).
+  bool runs_user_code = false;
 };
+
+// The code hash of a job submitted with `params` (resolved): code_hash_of's
+// when the job has one, else code_hash.
+std::string CodeHashOf(const JobInfo& info, const Params& params);
 
 // Every registered job, sorted by name.
 const std::vector<const JobInfo*>& RegisteredJobs();
@@ -165,6 +203,8 @@ Result<Params> ResolveParams(const JobInfo& info, const Params& params);
 // A fresh, configured instance: FindJob + ResolveParams + make() +
 // Configure(). InvalidArgument for an unknown job (listing the valid ones) or
 // a bad parameter.
-Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params);
+// `env` is the task's environment (JobEnv).
+Result<std::unique_ptr<Job>> MakeJob(std::string_view name, const Params& params,
+                                     const JobEnv& env = {});
 
 }  // namespace mr::jobs

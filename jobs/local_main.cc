@@ -3,6 +3,8 @@
 //
 //   mr-local JOB --input PATH... --output DIR [--reducers R] [--split-bytes N]
 //            [--param k=v]...
+//   mr-local streaming --mapper CMD [--reducer CMD] [--combiner CMD]
+//            [--file PATH]... --input ... --output ...
 //
 // Exit codes: 0 success, 1 the job failed, 2 bad usage.
 #include <CLI/CLI.hpp>
@@ -13,6 +15,7 @@
 #include "common/version.h"
 #include "jobs/job.h"
 #include "jobs/local_runner.h"
+#include "jobs/local_streaming.h"
 
 int main(int argc, char** argv) {
   using namespace mr::jobs;
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", mr::VersionLine("mr-local"));
   std::string job, output;
   std::vector<std::string> inputs, params;
+  StreamingFlags streaming;
   LocalRunOptions options;
   app.add_option("job", job, "job name (listed below)")->required();
   app.add_option("--input", inputs, "input files or directories")->required();
@@ -45,6 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--split-bytes", options.split_bytes, "input bytes per map task")
       ->capture_default_str();
   app.add_option("--param", params, "job parameter k=v (repeatable)");
+  AddStreamingFlags(app, streaming);
   CLI11_PARSE(app, argc, argv);
 
   for (const std::string& kv : params) {
@@ -55,7 +60,7 @@ int main(int argc, char** argv) {
     }
     options.params[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  const mr::Status s = RunLocal(job, inputs, output, options);
+  mr::Status s = RunLocalWithFiles(job, inputs, output, streaming, options);
   if (!s.ok()) {
     std::fprintf(stderr, "mr-local: %s\n", s.message().c_str());
     // 2: the request was wrong (unknown job or parameter, missing input,

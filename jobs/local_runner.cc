@@ -195,14 +195,12 @@ std::vector<Pair> Combine(Job& job, std::vector<Pair>& output) {
   return combined;
 }
 
-}  // namespace
-
-Status RunLocal(std::string_view job_name, const std::vector<std::string>& inputs,
-                const std::string& out_dir, const LocalRunOptions& options) {
+Status RunJob(std::string_view job_name, const std::vector<std::string>& inputs,
+              const std::string& out_dir, const LocalRunOptions& options) {
   const int reducers = options.reducers;
   if (reducers < 0) return Status::InvalidArgument("reducers must be >= 0");
   if (options.split_bytes < 1) return Status::InvalidArgument("split_bytes must be >= 1");
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> planner, MakeJob(job_name, options.params));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> planner, MakeJob(job_name, options.params, options.env));
   std::error_code ec;
   if (fs::exists(fs::symlink_status(out_dir, ec))) {
     return Status::AlreadyExists("output directory '" + out_dir + "' already exists");
@@ -221,7 +219,7 @@ Status RunLocal(std::string_view job_name, const std::vector<std::string>& input
   // Step 3: map tasks, in input order.
   std::vector<std::vector<Pair>> partitions(reducers);
   for (size_t m = 0; m < splits.size(); ++m) {
-    MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, MakeJob(job_name, params));
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, MakeJob(job_name, params, options.env));
     MR_ASSIGN_OR_RETURN(std::vector<Pair> output, MapSplit(*job, splits[m]));
     if (reducers == 0) {
       std::string text;
@@ -243,7 +241,7 @@ Status RunLocal(std::string_view job_name, const std::vector<std::string>& input
 
   // Step 4: reduce tasks.
   for (int r = 0; r < reducers; ++r) {
-    MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, MakeJob(job_name, params));
+    MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, MakeJob(job_name, params, options.env));
     std::string text;
     OutputEmitter out(*job, &text);
     ForEachKey(partitions[r],
@@ -253,6 +251,17 @@ Status RunLocal(std::string_view job_name, const std::vector<std::string>& input
     MR_RETURN_IF_ERROR(WriteFile(PartPath(out_dir, "part-", r), text));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status RunLocal(std::string_view job_name, const std::vector<std::string>& inputs,
+                const std::string& out_dir, const LocalRunOptions& options) {
+  try {
+    return RunJob(job_name, inputs, out_dir, options);
+  } catch (const std::exception& e) {  // a job's error (streaming: its command failed)
+    return Status::Aborted("job '" + std::string(job_name) + "': " + e.what());
+  }
 }
 
 }  // namespace mr::jobs

@@ -43,13 +43,18 @@ struct LocalRunOptions {
   int64_t split_bytes = 64 << 20;
   // The job's parameters (--param k=v). Default: none.
   Params params;
+  // Where user commands run (streaming: the shipped files' directory).
+  // Default: the current directory, no time limit.
+  JobEnv env;
 };
 
 // Runs `job` over `inputs` and writes its part files into `out_dir`, which
 // is created and must not exist. On success every part file is complete.
 // Errors: InvalidArgument for an unknown job, a bad parameter or option;
 // NotFound naming a missing input; AlreadyExists when out_dir exists;
-// IOError for a read or write failure. On error out_dir may hold part files.
+// IOError for a read or write failure; Aborted when a user command (a
+// streaming mapper or reducer) fails, with its one-line reason. On error
+// out_dir may hold part files.
 Status RunLocal(std::string_view job, const std::vector<std::string>& inputs,
                 const std::string& out_dir, const LocalRunOptions& options);
 

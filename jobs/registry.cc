@@ -11,7 +11,7 @@ namespace mr::jobs {
 const std::vector<const JobInfo*>& RegisteredJobs() {
   static const std::vector<const JobInfo*>* const jobs = [] {
     auto* v = new std::vector<const JobInfo*>{
-        &kGrepJob, &kInvertedIndexJob, &kPermuJob, &kSequenceCountJob, &kSortJob, &kWordCountJob,
+        &kGrepJob, &kInvertedIndexJob, &kPermuJob, &kPluginJob, &kSequenceCountJob, &kSortJob, &kStreamingJob, &kWordCountJob,
     };
     std::sort(v->begin(), v->end(),
               [](const JobInfo* a, const JobInfo* b) { return a->name < b->name; });

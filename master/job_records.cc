@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "jobs/job.h"
+#include "jobs/streaming.h"
 #include "master/job_tracker.h"
 #include "master/job_tracker_internal.h"
 
@@ -92,7 +93,8 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   }
   jobs::Params params(request.params().begin(), request.params().end());
   MR_ASSIGN_OR_RETURN(params, jobs::ResolveParams(*info, params));
-  MR_RETURN_IF_ERROR(jobs::MakeJob(info->name, params).status());
+  // A plug-in's code is never loaded here (it runs in a worker's mr-task).
+  if (!info->runs_user_code) MR_RETURN_IF_ERROR(jobs::MakeJob(info->name, params).status());
   if (request.reducers() < 0 || request.reducers() > 100000) {
     return Status::InvalidArgument("reducers must be in 0..100000");
   }
@@ -138,7 +140,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   auto job = std::make_unique<ActiveJob>();
   sched::Job sj;
   sj.name = info->name;
-  sj.code_hash = info->code_hash;
+  sj.code_hash = jobs::CodeHashOf(*info, params);
   sj.pool = request.pool().empty() ? "default" : request.pool();
   sj.user = request.user();
   sj.priority = request.priority();
@@ -163,6 +165,10 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   }
   job->reduces.resize(static_cast<size_t>(request.reducers()));
   MR_RETURN_IF_ERROR(dfs_.ns->Mkdir(TempDir(id), /*parents=*/true, WallMs()));
+  if (Status s = AdoptShippedFiles(id, &params); !s.ok()) {
+    dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
+    return s;
+  }
 
   pb::JobRecord& r = job->record;
   r.set_id(id);
@@ -194,6 +200,35 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   active_[id] = std::move(job);
   scheduler_->OnJobAdded(state_, sid, Now());
   reply->set_job_id(id);
+  return Status::OK();
+}
+
+// A streaming job's files, which mrctl put under /.mr/staging/<token>/,
+// move into the job's directory (/.mr/jobs/<id>/files), so they go when the
+// job ends; `files_dir` then names that directory. Every name the `files`
+// parameter lists must be there (workers check the digests).
+Status JobTracker::AdoptShippedFiles(int64_t id, jobs::Params* params) {
+  auto it = params->find("files_dir");
+  auto files = params->find("files");
+  const bool has_files = files != params->end() && !files->second.empty();
+  if (it == params->end() || it->second.empty()) {
+    if (has_files) return Status::InvalidArgument("parameter 'files' without 'files_dir'");
+    return Status::OK();
+  }
+  MR_ASSIGN_OR_RETURN(std::string staged, dfs::NormalizePath(it->second));
+  if (!staged.starts_with("/.mr/staging/")) {
+    return Status::InvalidArgument("parameter 'files_dir' must be under /.mr/staging/ (mrctl job run "
+                                   "--file puts the files there), not '" + staged + "'");
+  }
+  MR_ASSIGN_OR_RETURN(auto shipped, jobs::ParseShippedFiles(has_files ? files->second : ""));
+  for (const jobs::ShippedFile& f : shipped) {
+    if (!dfs_.ns->Lookup(staged + "/" + f.name).ok()) {
+      return Status::NotFound("shipped file '" + staged + "/" + f.name + "' does not exist");
+    }
+  }
+  const std::string dir = "/.mr/jobs/" + std::to_string(id) + "/files";
+  MR_RETURN_IF_ERROR(dfs_.ns->Rename(staged, dir).WithContext("moving the shipped files"));
+  it->second = dir;
   return Status::OK();
 }
 

@@ -40,6 +40,7 @@
 
 #include "common/config.h"
 #include "dfs/namespace.h"
+#include "jobs/job.h"
 #include "master/job_history.h"
 #include "master/link_costs.h"
 #include "proto/cluster.pb.h"
@@ -152,6 +153,8 @@ class JobTracker {
   bool CommitOutput(ActiveJob& job, const std::string& file, const std::string& part);
   void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to);
   void MaybeFinish(ActiveJob& job);
+  // Submit: moves a streaming job's staged files into its directory.
+  Status AdoptShippedFiles(int64_t id, jobs::Params* params);
   // Ends the job (erasing it: `job` is gone on return).
   void EndJob(ActiveJob& job, const std::string& state, const std::string& error);
 

@@ -12,6 +12,7 @@
 #include "common/config.h"
 #include "common/rpc.h"
 #include "dfs/client.h"
+#include "jobs/local_streaming.h"
 
 namespace mr::tools {
 
@@ -63,6 +64,7 @@ struct JobCommandOptions {
   bool wait = false;
   bool json = false;
   int64_t id = 0;
+  jobs::StreamingFlags streaming;    // --mapper, --reducer, --combiner, --file
 };
 void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
                     std::function<int()>* action);

@@ -284,10 +284,35 @@ awaitable<Status> FollowAndReport(dfs::DfsClient& c, int64_t id, bool as_json, i
   co_return Status::OK();
 }
 
+// `--file`s of a streaming job: put under /.mr/staging/<token>/, which the
+// master moves into the job's directory at submission (docs/user-jobs.md).
+// Sets params["files_dir"]; returns the staging directory ("" for none).
+awaitable<Result<std::string>> StageFiles(dfs::DfsClient& c, std::vector<std::string> files,
+                                          jobs::Params* params) {
+  if (files.empty()) co_return std::string();
+  const char* user = std::getenv("USER");
+  const std::string dir = "/.mr/staging/" + std::string(user != nullptr ? user : "user") + "-" +
+                          std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) +
+                          "-" + std::to_string(::getpid());
+  MR_CO_RETURN_IF_ERROR(co_await c.Mkdir(dir, /*parents=*/true));
+  for (const std::string& local : files) {
+    const std::string to = dir + "/" + local.substr(local.rfind('/') + 1);
+    const dfs::PutOptions put;
+    Status s = co_await c.Put(local, to, put);
+    if (!s.ok()) {
+      co_await c.Delete(dir, /*recursive=*/true);
+      co_return s.WithContext("shipping --file " + local);
+    }
+  }
+  (*params)["files_dir"] = dir;
+  co_return dir;
+}
+
 awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Params params, int* exit_code) {
   pb::JobSpec spec;
   spec.set_job(o.name);
-  if (o.reducers > 1) {
+  // A plug-in's Plan() is not run (its code is not loaded here).
+  if (o.reducers > 1 && !jobs::FindJob(o.name)->runs_user_code) {
     // The sample is read from the replicas nearest this client, and what it
     // reads is counted: every byte from a replica in another datacenter than
     // the client's, or from any replica when the client's datacenter is
@@ -317,8 +342,15 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   spec.set_pool(o.pool);
   spec.set_priority(o.priority);
   if (const char* user = std::getenv("USER")) spec.set_user(user);
+  auto staged = co_await StageFiles(c, o.streaming.files, &params);
+  if (!staged.ok()) co_return staged.status();
+  (*spec.mutable_params())["files_dir"] = params["files_dir"];
+  if (staged->empty()) spec.mutable_params()->erase("files_dir");
   pb::SubmitJobReply submitted;
-  MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Submit", spec, &submitted));
+  if (Status s = co_await c.CallMaster("job.Submit", spec, &submitted); !s.ok()) {
+    if (!staged->empty()) co_await c.Delete(*staged, /*recursive=*/true);
+    co_return s;
+  }
   if (!o.wait) {
     if (o.json) {
       std::printf("%s\n", json({{"id", submitted.job_id()}}).dump().c_str());
@@ -330,7 +362,13 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   co_return co_await FollowAndReport(c, submitted.job_id(), o.json, exit_code);
 }
 
-int Run(Target& target, const JobCommandOptions& o) {
+int Run(Target& target, JobCommandOptions& o) {
+  // `job run ./myjob.so`: the job "plugin", its .so shipped with the job.
+  if (o.name.ends_with(".so")) {
+    o.streaming.files.insert(o.streaming.files.begin(), o.name);
+    o.params.push_back("so=" + o.name.substr(o.name.rfind('/') + 1));
+    o.name = "plugin";
+  }
   const jobs::JobInfo* info = jobs::FindJob(o.name);
   if (info == nullptr) {
     std::string names;
@@ -345,9 +383,12 @@ int Run(Target& target, const JobCommandOptions& o) {
     }
     given[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  if (Status s = jobs::ApplyStreamingFlags(o.name, o.streaming, &given); !s.ok()) return Fail(s, 2);
   auto params = jobs::ResolveParams(*info, given);
   if (!params.ok()) return Fail(params.status(), 2);
-  if (auto job = jobs::MakeJob(o.name, *params); !job.ok()) return Fail(job.status(), 2);
+  if (!info->runs_user_code) {
+    if (auto job = jobs::MakeJob(o.name, *params); !job.ok()) return Fail(job.status(), 2);
+  }
   if (o.reducers < 0) return Fail(Status::InvalidArgument("--reducers must be >= 0"), 2);
   int exit_code = 0;
   const int rc = WithClient(target, [&](dfs::DfsClient& c) { return RunJob(c, o, *params, &exit_code); });
@@ -425,13 +466,14 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
                     std::function<int()>* action) {
   auto* job = app.add_subcommand("job", "run and follow jobs")->require_subcommand(1);
   auto* run = job->add_subcommand("run", "submit a job (and with --wait, follow it to its end)");
-  run->add_option("NAME", o.name, "job name (see `mrctl jobs`)")->required();
+  run->add_option("NAME", o.name, "job name (see `mrctl jobs`), or a plug-in: ./myjob.so")->required();
   run->add_option("-i,--input", o.inputs, "DFS input file or directory (repeatable)")->required();
   run->add_option("-o,--output", o.output, "DFS output directory (must not exist)")->required();
   run->add_option("-r,--reducers", o.reducers, "reduce tasks; 0 = map-only")->capture_default_str();
   run->add_option("-p,--param", o.params, "job parameter NAME=VALUE (repeatable)");
   run->add_option("--pool", o.pool, "Fair pool / Capacity queue (default: default)");
   run->add_option("--priority", o.priority, "-2 (very low) .. 2 (very high)")->check(CLI::Range(-2, 2));
+  jobs::AddStreamingFlags(*run, o.streaming);
   run->add_flag("-w,--wait", o.wait, "wait for the end; exit 1 unless the job succeeded");
   run->add_flag("--json", o.json, "print the job record as JSON (with --wait) or its id");
   run->callback([action, &target, &o] { *action = [&target, &o] { return Run(target, o); }; });

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dfs/client.h"
+#include "worker/task_child.h"
 #include "worker/task_runner.h"
 #include "worker/task_tracker.h"
 
@@ -161,6 +162,26 @@ std::string AttemptFile(const pb::TaskSpec& spec) {
 
 }  // namespace
 
+Result<jobs::JobEnv> TaskTracker::EnvFor(Task& task, asio::io_context& io, dfs::DfsClient& client) {
+  jobs::JobEnv env;
+  env.cancel = &task.cancel;
+  env.task_timeout_ms = config_.jobs.task_timeout_ms;
+  const std::string job_dir = root_ + "/job-" + std::to_string(task.spec.job_id());
+  auto get = [&](const std::string& dfs_path, const std::string& local) -> Status {
+    const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return Status::IOError("cannot create '" + local + "': " + std::strerror(errno));
+    dfs::ByteSink sink = [fd, &local](std::span<const char> d) {
+      if (::write(fd, d.data(), d.size()) == static_cast<ssize_t>(d.size())) return Status::OK();
+      return Status::IOError("cannot write '" + local + "'");
+    };
+    Status s = RunOn(io, client.Read(dfs_path, sink));
+    ::close(fd);
+    return s;
+  };
+  MR_ASSIGN_OR_RETURN(env.files_dir, job_files_.Ensure(task.spec.job_id(), job_dir, ParamsOf(task.spec), get));
+  return env;
+}
+
 // ---------------------------------------------------------------- map
 
 Status TaskTracker::RunMap(Task& task) {
@@ -172,6 +193,8 @@ Status TaskTracker::RunMap(Task& task) {
                         config_.dfs.transfer_chunk_bytes);
   client.set_location({self_.id, self_.datacenter, self_.rack});
   client.set_link_rates(link_rates_);
+  // The job's shipped files first: their reads are not the map's input.
+  MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
     if (e.to == nullptr) {  // a read: from a replica to us
       Count(report.mutable_input(), e.from->node_id(), e.from->datacenter(), self_.id,
@@ -257,6 +280,7 @@ Status TaskTracker::RunMap(Task& task) {
   MapTaskSpec m;
   m.job = spec.job();
   m.params = ParamsOf(spec);
+  m.env = env;
   m.reducers = spec.reducers();
   m.file = spec.file();
   m.file_length = spec.file_length();
@@ -273,7 +297,11 @@ Status TaskTracker::RunMap(Task& task) {
     std::lock_guard lock(task.progress_mu);
     task.partition_bytes = partition_bytes;
   };
-  MR_ASSIGN_OR_RETURN(MapTaskResult result, RunMapTask(m, read));
+  const jobs::JobInfo* info = jobs::FindJob(spec.job());
+  Result<MapTaskResult> ran = info != nullptr && info->runs_user_code
+                                  ? RunMapInChild(m, read, ChildOptionsFor(task, env))
+                                  : RunMapTask(m, read);
+  MR_ASSIGN_OR_RETURN(MapTaskResult result, std::move(ran));
   report.set_bytes_read(result.input_bytes);
   report.set_raw_output_bytes(result.raw_output_bytes);
   report.set_records_in(result.records_in);
@@ -309,6 +337,14 @@ Status TaskTracker::RunReduce(Task& task) {
   asio::io_context io;
   const RpcOptions options = RpcOptions::FromConfig(config_, "worker " + self_.id + " task");
   std::unique_ptr<Connection> master;
+  // Output replication is counted; the shipped files' reads are not.
+  dfs::DfsClient client(config_.master.address, options, config_.dfs.transfer_chunk_bytes);
+  MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
+  client.set_traffic_observer([&](const dfs::TransferEvent& e) {
+    if (e.to == nullptr) return;
+    Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
+          e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(), e.bytes);
+  });
 
   // 1. The shuffle: fetch segment `index` of every map output, polling the
   //    master for where finished maps are until all are here.
@@ -373,7 +409,21 @@ Status TaskTracker::RunReduce(Task& task) {
     if (progress == 0 && done < maps) Nap(config_.cluster.heartbeat_interval_ms, task.cancel);
   }
 
-  // 2. Merge and reduce into a local file.
+  // 2. Merge and reduce into a local file (a plug-in's in mr-task).
+  const std::string local = task.dir + "/output";
+  ReduceTaskSpec r;
+  r.job = spec.job();
+  r.params = ParamsOf(spec);
+  r.env = env;
+  r.index = spec.index();
+  r.reducers = spec.reducers();
+  const jobs::JobInfo* info = jobs::FindJob(spec.job());
+  if (info != nullptr && info->runs_user_code) {
+    auto result = RunReduceInChild(r, files, local, task.dir, ChildOptionsFor(task, env));
+    if (!result.ok()) return result.status();
+    for (const std::string& file : files) ::unlink(file.c_str());
+    return PutReduceOutput(task, client, io, local, *result);
+  }
   std::vector<std::unique_ptr<SegmentReader>> inputs;
   for (const std::string& file : files) {
     struct stat st {};
@@ -381,14 +431,8 @@ Status TaskTracker::RunReduce(Task& task) {
     MR_ASSIGN_OR_RETURN(auto reader, SegmentReader::FromFile(file, 0, st.st_size));
     inputs.push_back(std::move(reader));
   }
-  const std::string local = task.dir + "/output";
   const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IOError("cannot create '" + local + "'");
-  ReduceTaskSpec r;
-  r.job = spec.job();
-  r.params = ParamsOf(spec);
-  r.index = spec.index();
-  r.reducers = spec.reducers();
   auto result = RunReduceTask(r, std::move(inputs), [&](std::string_view chunk) -> Status {
     if (task.cancel) return Status::Aborted("killed");
     if (::write(fd, chunk.data(), chunk.size()) != static_cast<ssize_t>(chunk.size())) {
@@ -399,14 +443,14 @@ Status TaskTracker::RunReduce(Task& task) {
   ::close(fd);
   if (!result.ok()) return result.status();
   for (const std::string& file : files) ::unlink(file.c_str());
+  return PutReduceOutput(task, client, io, local, *result);
+}
 
-  // 3. Into the DFS, under the attempt's name; the master commits it.
-  dfs::DfsClient client(config_.master.address, options, config_.dfs.transfer_chunk_bytes);
-  client.set_traffic_observer([&](const dfs::TransferEvent& e) {
-    if (e.to == nullptr) return;
-    Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
-          e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(), e.bytes);
-  });
+// 3. Into the DFS, under the attempt's name; the master commits it.
+Status TaskTracker::PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io_context& io,
+                                    const std::string& local, const ReduceTaskResult& result) {
+  const pb::TaskSpec& spec = task.spec;
+  pb::TaskReport& report = task.report;
   const std::string dfs_path = AttemptFile(spec);
   dfs::PutOptions put;
   put.replication = spec.output_replication();
@@ -414,10 +458,25 @@ Status TaskTracker::RunReduce(Task& task) {
   put.overwrite = true;
   MR_RETURN_IF_ERROR(RunOn(io, client.Put(local, dfs_path, put)));
   report.set_output_file(dfs_path);
-  report.set_output_bytes(result->output_bytes);
-  report.set_output_records(result->output_records);
-  report.set_records_in(result->input_records);
+  report.set_output_bytes(result.output_bytes);
+  report.set_output_records(result.output_records);
+  report.set_records_in(result.input_records);
   return Status::OK();
+}
+
+ChildOptions TaskTracker::ChildOptionsFor(Task& task, const jobs::JobEnv& env) const {
+  ChildOptions o;
+  o.exe = TaskChildPath();
+  o.cancel = &task.cancel;
+  o.timeout_ms = env.task_timeout_ms;
+  const auto& params = task.spec.params();
+  if (auto it = params.find("timeout_ms"); it != params.end() && it->second != "0") {
+    try {
+      o.timeout_ms = std::stoll(it->second);
+    } catch (const std::exception&) {
+    }
+  }
+  return o;
 }
 
 }  // namespace mr::worker

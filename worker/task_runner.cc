@@ -183,7 +183,7 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
     return Status::InvalidArgument("split offset and length must be >= 0");
   }
   if (spec.work_dir.empty()) return Status::InvalidArgument("work_dir is required");
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params, spec.env));
   MapTaskResult result;
   if (spec.reducers == 0) {
     MR_RETURN_IF_ERROR(RunMapOnly(spec, read, *job, &result));
@@ -231,7 +231,7 @@ Result<ReduceTaskResult> ReduceTask(const ReduceTaskSpec& spec,
     return Status::InvalidArgument("reduce index " + std::to_string(spec.index) + " of " +
                                    std::to_string(spec.reducers) + " reducers");
   }
-  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params));
+  MR_ASSIGN_OR_RETURN(std::unique_ptr<Job> job, jobs::MakeJob(spec.job, spec.params, spec.env));
   ReduceTaskResult result;
   for (auto& in : inputs) in = std::make_unique<CountingReader>(std::move(in), &result);
   MergingReader merger(std::move(inputs));

@@ -46,6 +46,7 @@ namespace mr::worker {
 struct MapTaskSpec {
   std::string job;      // registered job name
   jobs::Params params;  // resolved, including what Plan() added
+  jobs::JobEnv env;     // for jobs that run user commands (streaming)
   int reducers = 1;     // 0 = map-only job
   std::string file;     // DFS path of the input file (LineInfo::file)
   int64_t file_length = 0;
@@ -103,6 +104,7 @@ struct ReduceTaskSpec {
   jobs::Params params;  // resolved, as for the map tasks
   int index = 0;        // this reduce task's partition, 0 <= index < reducers
   int reducers = 1;
+  jobs::JobEnv env;     // for jobs that run user commands (streaming)
 };
 
 struct ReduceTaskResult {

@@ -189,6 +189,7 @@ void TaskTracker::Reap() {
   for (int64_t job : gone) {
     std::error_code ec;
     fs::remove_all(root_ + "/job-" + std::to_string(job), ec);
+    job_files_.Forget(job);
   }
 }
 

@@ -37,11 +37,14 @@
 #include "common/config.h"
 #include "common/rpc.h"
 #include "dfs/block_store.h"
+#include "dfs/client.h"
 #include "dfs/link_rates.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "worker/disk_health.h"
+#include "worker/job_files.h"
 #include "worker/map_output.h"
+#include "worker/task_child.h"
 
 namespace mr::worker {
 
@@ -109,6 +112,14 @@ class TaskTracker {
   Status RunMap(Task& task);
   Status RunReduce(Task& task);
   awaitable<Status> ServeFetch(ServerCall& call);
+  // The task's JobEnv: its cancel flag, the time limit, and the job's
+  // shipped files, fetched with `client` (on `io`) by the job's first task.
+  Result<jobs::JobEnv> EnvFor(Task& task, asio::io_context& io, dfs::DfsClient& client);
+  // How a plug-in's task runs in mr-task (worker/task_child.h).
+  ChildOptions ChildOptionsFor(Task& task, const jobs::JobEnv& env) const;
+  // A reduce's last step: its local output into the DFS, into the report.
+  Status PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io_context& io,
+                         const std::string& local, const ReduceTaskResult& result);
   // Joins ended threads and deletes the files of jobs that are over.
   void Reap();
   std::string TaskDir(const pb::TaskSpec& spec) const;
@@ -128,6 +139,7 @@ class TaskTracker {
   std::vector<pb::TaskReport> ended_;               // reports not yet delivered
   std::map<OutputKey, HeldOutput> outputs_;         // finished maps' outputs served here
   std::set<int64_t> over_;                          // jobs whose files go once their tasks end
+  JobFiles job_files_;                              // streaming jobs' shipped files
 };
 
 }  // namespace mr::worker

@@ -46,9 +46,13 @@ for b in mr-master mr-worker mrctl mr-local mr-sim mr-workload; do
 done
 for f in usr/lib/systemd/system/mr-master.service usr/lib/systemd/system/mr-worker@.service \
     usr/share/man/man1/mrctl.1.gz usr/share/bash-completion/completions/mrctl \
-    usr/share/doc/mr/deploy.md; do
+    usr/share/doc/mr/deploy.md usr/bin/mr-task usr/include/mr/jobs/plugin.h \
+    usr/include/mr/jobs/job.h usr/include/mr/common/status.h; do
   [[ -s $out/root/$f ]] || fail "/$f not in the package"
 done
+compgen -G "$out/root/usr/lib*/**/cmake/MrJobApi/MrJobApiConfig.cmake" >/dev/null ||
+  compgen -G "$out/root/usr/lib/cmake/MrJobApi/MrJobApiConfig.cmake" >/dev/null ||
+  fail "the plug-in SDK's CMake package (MrJobApiConfig.cmake) is not in the package"
 ((fails == 0)) && echo "ok   control scripts, files, stripped binaries that run"
 
 finish

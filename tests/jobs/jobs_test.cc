@@ -74,12 +74,13 @@ using Strings = std::vector<std::string>;
 
 // ------------------------------------------------------------------ registry
 
-TEST(RegistryTest, ListsTheSixJobsSortedByName) {
+TEST(RegistryTest, ListsTheJobsSortedByName) {
   // `mrctl jobs` and error messages show this list; its order must be stable.
   std::vector<std::string> names;
   for (const JobInfo* info : RegisteredJobs()) names.push_back(info->name);
   EXPECT_EQ(names,
-            (Strings{"grep", "invertedindex", "permu", "sequencecount", "sort", "wordcount"}));
+            (Strings{"grep", "invertedindex", "permu", "plugin", "sequencecount", "sort", "streaming",
+                     "wordcount"}));
   for (const JobInfo* info : RegisteredJobs()) {
     EXPECT_EQ(FindJob(info->name), info);
     EXPECT_FALSE(info->description.empty());
@@ -104,8 +105,8 @@ TEST(RegistryTest, UnknownJobListsTheValidOnes) {
   ASSERT_FALSE(job.ok());
   EXPECT_TRUE(job.status().IsInvalidArgument());
   EXPECT_EQ(job.status().message(),
-            "unknown job 'wordcont' (jobs: grep, invertedindex, permu, sequencecount, sort, "
-            "wordcount)");
+            "unknown job 'wordcont' (jobs: grep, invertedindex, permu, plugin, sequencecount, sort, "
+            "streaming, wordcount)");
 }
 
 TEST(RegistryTest, UnknownParameterListsTheJobsParameters) {

@@ -1,0 +1,136 @@
+// mr-task: runs one task of a user-code job (a plug-in) for mr-worker, in a
+// process of its own (worker/task_child.h). Not for people: it reads a
+// ChildTask on stdin and answers on stdout (proto/job.proto); its stderr is
+// the task's. Exit status 0 once a result was sent, 2 on a protocol error.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "proto/task_child.pb.h"
+#include "worker/child_pipe.h"
+#include "worker/task_runner.h"
+
+namespace mr::worker {
+namespace {
+
+Status Send(const pb::ChildMessage& m) { return WriteMessage(1, m); }
+
+// The worker rebuilds an InvalidArgument from its message; any other error
+// travels with its code's name.
+void Fill(const Status& s, pb::ChildResult* r) {
+  r->set_error(s.IsInvalidArgument() ? s.message() : s.ToString());
+  r->set_invalid_argument(s.IsInvalidArgument());
+}
+
+pb::ChildResult RunMap(const pb::ChildTask& t) {
+  MapTaskSpec m;
+  m.job = t.job();
+  m.params = jobs::Params(t.params().begin(), t.params().end());
+  m.env.files_dir = t.files_dir();
+  m.reducers = t.reducers();
+  m.file = t.file();
+  m.file_length = t.file_length();
+  m.split_offset = t.split_offset();
+  m.split_length = t.split_length();
+  m.byte_before = t.byte_before();
+  m.sort_buffer_bytes = t.sort_buffer_bytes();
+  m.work_dir = t.work_dir();
+  m.progress = [](const std::vector<int64_t>& bytes) {
+    pb::ChildMessage msg;
+    for (int64_t b : bytes) msg.mutable_progress()->add_partition_bytes(b);
+    (void)Send(msg);
+  };
+  auto read = [](int64_t offset, int64_t n, std::string* out) -> Status {
+    pb::ChildMessage msg;
+    msg.mutable_read()->set_offset(offset);
+    msg.mutable_read()->set_length(n);
+    MR_RETURN_IF_ERROR(Send(msg));
+    pb::ChildData data;
+    MR_RETURN_IF_ERROR(ReadMessage(0, &data));
+    if (!data.error().empty()) return Status::IOError(data.error());
+    *out = std::move(*data.mutable_data());
+    return Status::OK();
+  };
+  pb::ChildResult r;
+  auto result = RunMapTask(m, read);
+  if (!result.ok()) {
+    Fill(result.status(), &r);
+    return r;
+  }
+  r.set_output_path(result->output_path);
+  for (const SegmentInfo& s : result->index.segments) {
+    pb::ChildSegment* c = r.add_segments();
+    c->set_offset(s.offset);
+    c->set_compressed_bytes(s.compressed_bytes);
+    c->set_raw_bytes(s.raw_bytes);
+    c->set_records(s.records);
+  }
+  r.set_raw_bytes_in(result->index.raw_bytes_in);
+  r.set_index_records_in(result->index.records_in);
+  r.set_spills(result->index.spills);
+  r.set_input_bytes(result->input_bytes);
+  r.set_records_in(result->records_in);
+  r.set_raw_output_bytes(result->raw_output_bytes);
+  r.set_records_out(result->records_out);
+  return r;
+}
+
+pb::ChildResult RunReduce(const pb::ChildTask& t) {
+  pb::ChildResult r;
+  ReduceTaskSpec spec;
+  spec.job = t.job();
+  spec.params = jobs::Params(t.params().begin(), t.params().end());
+  spec.env.files_dir = t.files_dir();
+  spec.index = t.index();
+  spec.reducers = t.reducers();
+  std::vector<std::unique_ptr<SegmentReader>> inputs;
+  for (const std::string& file : t.segments()) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+      Fill(Status::IOError("fetched segment '" + file + "' vanished"), &r);
+      return r;
+    }
+    auto reader = SegmentReader::FromFile(file, 0, st.st_size);
+    if (!reader.ok()) {
+      Fill(reader.status(), &r);
+      return r;
+    }
+    inputs.push_back(std::move(reader).value());
+  }
+  const int fd = ::open(t.output().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    Fill(Status::IOError("cannot create '" + t.output() + "'"), &r);
+    return r;
+  }
+  auto result = RunReduceTask(spec, std::move(inputs), [&](std::string_view chunk) -> Status {
+    return WriteAll(fd, chunk.data(), chunk.size());
+  });
+  ::close(fd);
+  if (!result.ok()) {
+    Fill(result.status(), &r);
+    return r;
+  }
+  r.set_input_records(result->input_records);
+  r.set_input_raw_bytes(result->input_raw_bytes);
+  r.set_output_records(result->output_records);
+  r.set_output_bytes(result->output_bytes);
+  return r;
+}
+
+}  // namespace
+}  // namespace mr::worker
+
+int main() {
+  using namespace mr::worker;
+  mr::pb::ChildTask task;
+  if (mr::Status s = ReadMessage(0, &task); !s.ok()) {
+    std::fprintf(stderr, "mr-task: %s (mr-task is started by mr-worker)\n", s.ToString().c_str());
+    return 2;
+  }
+  mr::pb::ChildMessage msg;
+  *msg.mutable_result() = task.is_map() ? RunMap(task) : RunReduce(task);
+  return Send(msg).ok() ? 0 : 2;
+}
