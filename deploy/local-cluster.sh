@@ -106,14 +106,25 @@ start_one() {  # start_one NAME
   echo $! >"$DIR/pids/$n.pid"
 }
 
-signal_one() {  # signal_one NAME SIGNAL
+# True once PID has exited (gone, or a zombie). Unlike `ours` it does not
+# read the command line, which is empty while an exiting process still holds
+# its ports, files and RocksDB locks: waiting on `ours` returned too early.
+gone() {
+  local pid="$1"
+  [[ -r "/proc/$pid/stat" ]] || return 0
+  [[ "$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" == Z ]]
+}
+
+signal_one() {  # signal_one NAME SIGNAL: signals it and waits until it has exited
   local n="$1" sig="$2" pid
   [[ -f "$DIR/pids/$n.pid" ]] || return 0
   pid="$(cat "$DIR/pids/$n.pid")"
   if ours "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do ours "$pid" || break; sleep 0.05; done
-    if ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
+    if ! gone "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
+    gone "$pid" || echo "local-cluster: $n (pid $pid) did not exit" >&2
   fi
   rm -f "$DIR/pids/$n.pid"
 }
