@@ -116,7 +116,7 @@ std::vector<Split> Splits(int64_t file_length, int64_t split_bytes) {
   return splits;
 }
 
-class TaskRunnerTest : public testing::Test {
+class TaskRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/tmp/task_runner_test.XXXXXX";
@@ -296,8 +296,8 @@ void ExpectSameParts(const std::vector<std::string>& got, const std::vector<std:
     while (i < got[p].size() && i < want[p].size() && got[p][i] == want[p][i]) ++i;
     ADD_FAILURE() << what << " part " << p << ": " << got[p].size() << " bytes, want "
                   << want[p].size() << "; first difference at byte " << i << ": got "
-                  << testing::PrintToString(got[p].substr(i, 80)) << ", want "
-                  << testing::PrintToString(want[p].substr(i, 80));
+                  << ::testing::PrintToString(got[p].substr(i, 80)) << ", want "
+                  << ::testing::PrintToString(want[p].substr(i, 80));
   }
 }
 
