@@ -178,13 +178,16 @@ kill_and_restart() {
   local until=$((SECONDS + 30))
   while (( SECONDS < until )); do
     [[ "$(mrctl job show --json "$1" | jq -r '.state')" == running ]] || break
+    # While its maps run, so that finished map outputs on the victim are lost too.
     [[ "$(mrctl job show --json "$1" | jq -r '.maps_done > 0 or .maps_total == 0')" == true ]] && break
-    sleep 0.1
+    sleep 0.05
   done
   [[ "$(mrctl job show --json "$1" | jq -r '.state')" == running ]] ||
     fail "job $1 ended before $2 could be killed: grade with larger inputs (without --quick)" || return 1
+  local progress
+  progress="$(mrctl job show --json "$1" | jq -r '"\(.maps_done)/\(.maps_total) maps, \(.reduces_done)/\(.reduces_total) reduces"')"
   lc kill "$2" && sleep 1 && lc start "$2"
-  note "$2 killed after $(mrctl job show --json "$1" | jq -r '"\(.maps_done)/\(.maps_total)"') maps, restarted 1 s later"
+  note "$2 killed after $progress done, restarted 1 s later"
 }
 submit() {  # submit JOB IN OUT R [K=V...] -> prints the job id
   local job="$1" in="$2" out="$3" r="$4" p ps=()
@@ -197,11 +200,11 @@ submit() {  # submit JOB IN OUT R [K=V...] -> prints the job id
 report() {
   local row title result secs
   echo
-  printf '%-52s | %-6s | %s\n' "check ($kind $name)" result time
-  printf '%s\n' "-----------------------------------------------------+--------+---------"
+  printf '%-56s | %-6s | %s\n' "check ($kind $name)" result time
+  printf '%s\n' "---------------------------------------------------------+--------+---------"
   for row in "${ROWS[@]}"; do
     IFS='|' read -r title result secs <<<"$row"
-    printf '%-52s | %-6s | %8s\n' "$title" "${result%% *}" "$secs"
+    printf '%-56s | %-6s | %8s\n' "$title" "${result%% *}" "$secs"
     [[ "$result" == *" "* ]] && printf '    %s\n' "${result#* }"
   done
   echo

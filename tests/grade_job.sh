@@ -4,7 +4,7 @@
 
 block=$(sized 65536 262144)   # several maps per job: small blocks
 size=$(sized 600K 3M)         # the input
-kill_size=$(sized 2M 8M)      # the input of the run with a worker killed
+kill_size=$(sized 6M 16M)      # the input of the run with a worker killed
 oracle_file="$ROOT/jobs/oracles/$name.sh"
 local_in="$WORK/input.$input"
 dfs_in="/in/input.$input"

@@ -26,7 +26,12 @@ conformance() {
 purity() {
   local file dir
   sh "$ROOT/tests/scheduler/check_purity.sh" "$ROOT/scheduler" || fail "scheduler/ is not pure (above)"
-  file="$(grep -rlF "\"$name\"" "$ROOT/scheduler" "$ROOT/tests/scheduler/broken" --include='*.cc' | head -n 1)"
+  # The file naming NAME: NAME_policy.cc, else a *policy*.cc, else any.
+  file="$(grep -rlF "\"$name\"" "$ROOT/scheduler" "$ROOT/tests/scheduler/broken" --include='*.cc' |
+            awk -v own="/${name//-/_}_policy.cc" '
+              index($0, own) { print; exit }
+              /policy[^\/]*$/ && !p { p = $0 } !a { a = $0 }
+              END { print (p ? p : a) }' | head -n 1)"
   [[ -n "$file" ]] || fail "no .cc under scheduler/ names \"$name\""
   dir="$(dirname "$file")"
   if [[ "$dir" != "$ROOT/scheduler" ]]; then
