@@ -3,7 +3,7 @@
 # datacenter (and optionally rack) labels. See docs/dfs.md and docs/development.md.
 #
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
-#        [--scheduler NAME] [--block-size BYTES] [--replication N]
+#        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
 #        [--tls off|inter-dc|all] [--dc-addresses]
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
@@ -45,7 +45,7 @@ if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worke
   name="${1:-}"; [[ -n "$name" ]] || die "$cmd needs a process name (master, w1, ...)"; shift
 fi
 
-workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
+workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
 tls="" dc_addresses=0
 while [[ $# -gt 0 ]]; do
@@ -54,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     --datacenters) dcs="$2"; shift 2 ;;
     --racks) racks="$2"; shift 2 ;;
     --scheduler) scheduler="$2"; shift 2 ;;
+    --scheduler-seed) scheduler_seed="$2"; shift 2 ;;  # [scheduler] seed: the policy's RNG
     --block-size) block_size="$2"; shift 2 ;;
     --replication) replication="$2"; shift 2 ;;
     --placement) placement="$2"; shift 2 ;;
@@ -71,7 +72,7 @@ while [[ $# -gt 0 ]]; do
 done
 # Absolute, so the command lines recorded at start match later from anywhere.
 DIR="$(realpath -m "$DIR")"
-for v in workers dcs racks block_size replication hb_ms; do
+for v in workers dcs racks scheduler_seed block_size replication hb_ms; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
 done
 
@@ -279,6 +280,7 @@ case "$cmd" in
       echo
       echo "[scheduler]"
       echo "name = \"$scheduler\""
+      echo "seed = $scheduler_seed"
       for i in $(seq 1 "$workers"); do
         (( join )) && break  # the workers join with flags (below)
         dc=$(( (i - 1) % dcs + 1 ))

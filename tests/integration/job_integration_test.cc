@@ -50,6 +50,7 @@ TEST_F(JobIntegrationTest, EveryJobMatchesTheOracle) {
       const std::string out = "/out/" + std::to_string(n++);
       json r = RunJob(c, k.job, k.dfs_input, out, reducers, k.params);
       ASSERT_EQ(r["state"], "succeeded") << r.dump(2);
+      EXPECT_EQ(r["scheduler_seed"], 1);  // [scheduler] seed's default, recorded
       std::string expected = Oracle(k.job, k.local_input, reducers, k.params, 262144);
       // Jobs that print input paths print the DFS one on the cluster.
       expected = ReplaceAll(expected, k.local_input, k.dfs_input);

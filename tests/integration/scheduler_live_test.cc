@@ -56,7 +56,8 @@ void ExpectMetricsRecorded(const json& r) {
 
 TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
   const std::string policy = GetParam();
-  LocalCluster c(4, 2, "--block-size 131072 --replication 1 --heartbeat-ms 100 --scheduler " + policy);
+  LocalCluster c(4, 2, "--block-size 131072 --replication 1 --heartbeat-ms 100 --scheduler-seed 7 --scheduler " +
+                           policy);
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const Inputs in = PutInputs(c, "512K", "384K", 31);
 
@@ -92,6 +93,7 @@ TEST_P(SchedulerLiveTest, AMixedWorkloadOfAllSixJobsMatchesTheOracle) {
     json r = c.MrctlJson("job show --json " + std::to_string(k.id));
     ASSERT_EQ(r["state"], "succeeded") << r.dump(2);
     EXPECT_EQ(r["scheduler"], policy);
+    EXPECT_EQ(r["scheduler_seed"], 7) << "[scheduler] seed is recorded in every job's record";
     ExpectMetricsRecorded(r);
     std::string expected = Oracle(k.job, k.local_input, 2, k.params, 131072);
     if (k.job == "invertedindex") expected = ReplaceAll(expected, in.docs, "/in/docs");
