@@ -86,7 +86,15 @@ check() {
     ROWS+=("$title|PASS${what:+ $what}|$secs")
   else
     FAILED=1
-    ROWS+=("$title|FAIL: $(grep -v '^note: ' "$log" | tail -n 1)|$secs")
+    local why
+    why="$(grep -v '^note: ' "$log" | tail -n 1)"
+    local mpid
+    mpid="$(cat "$CL/pids/master.pid" 2>/dev/null)"
+    if [[ -n "$mpid" ]] && [[ ! -r /proc/$mpid/stat || "$(sed 's/^.*) //' /proc/$mpid/stat | cut -c1)" == Z ]]; then
+      # A policy that breaks Launcher's REQUIRES (a task launched twice) aborts the master.
+      why="mr-master exited: $(tail -n 1 "$CL/logs/master.out" 2>/dev/null) (then: $why)"
+    fi
+    ROWS+=("$title|FAIL: $why|$secs")
   fi
   return "$rc"
 }
@@ -151,13 +159,18 @@ diagnose() {
 wait_jobs() {
   local limit="$1" until=$((SECONDS + $1)) id running
   shift
+  # Also stops when no job made progress for 30 s (a policy that launches nothing).
+  local progress last="" still=$SECONDS
   while (( SECONDS < until )); do
-    running=0
+    running=0 progress=""
     for id in "$@"; do
-      [[ "$(mrctl job show --json "$id" 2>/dev/null | jq -r .state)" == running ]] && running=1
+      progress+="$(mrctl job show --json "$id" 2>/dev/null | jq -r '"\(.state) \(.maps_done) \(.reduces_done) "')"
     done
+    [[ "$progress" == *running* ]] && running=1
     (( running )) || break
     mrctl cluster status >/dev/null 2>&1 || break
+    if [[ "$progress" != "$last" ]]; then last="$progress" still=$SECONDS; fi
+    (( SECONDS - still < 30 )) || { limit="$limit, no progress for 30"; break; }
     sleep 0.3
   done
   for id in "$@"; do

@@ -12,11 +12,14 @@ conformance() {
   ran="$(sed -n 's/^\[==========\] \([0-9]*\) tests\? from .* ran.*/\1/p' "$out")"
   (( ${ran:-0} >= 6 )) || fail "only ${ran:-0} conformance tests ran for '$name' (expected 6 or more)"
   if (( rc != 0 )); then
-    # The first failure's message: the TestHost names the broken contract.
-    local first
-    first="$(grep -m1 -A4 ': Failure$' "$out" | sed 1d | grep -v -e '^Failed$' -e '^--' | grep . |
-             head -n 3 | paste -sd ' ')"
-    fail "$first [$(grep -c '^\[  FAILED  \] .*/' "$out") of $ran failed: $(grep -m1 '^\[  FAILED  \] ' "$out" | cut -c14- | cut -d, -f1); $out]"
+    # Which contracts broke (the test names say it), and the first message:
+    # the TestHost names a broken Launcher REQUIRES ("launched map 0/1, which is not pending").
+    local names first
+    names="$(sed -n 's/^\[  FAILED  \] AllPolicies\/SchedulerConformanceTest\.\([A-Za-z]*\)\/.*/\1/p' "$out" |
+             sort -u | paste -sd ',' | sed 's/,/, /g')"
+    first="$(grep -m1 -A4 ': Failure$' "$out" | sed 1d | grep -v -e '^Failed$' -e '^--' -e ': Failure$' |
+             grep . | head -n 3 | paste -sd ' ')"
+    fail "failed: $names; first failure: $first ($out)"
   fi
   note "$ran tests"
 }
