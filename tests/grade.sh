@@ -188,17 +188,20 @@ same_output() {
 }
 # kill_and_restart ID WORKER: kills WORKER while job ID runs, restarts it.
 kill_and_restart() {
-  local until=$((SECONDS + 30))
+  local until=$((SECONDS + 30)) j state="" progress=""
   while (( SECONDS < until )); do
-    [[ "$(mrctl job show --json "$1" | jq -r '.state')" == running ]] || break
+    j="$(mrctl job show --json "$1")"
+    state="$(jq -r .state <<<"$j")"
+    [[ "$state" == running ]] || break
     # While its maps run, so that finished map outputs on the victim are lost too.
-    [[ "$(mrctl job show --json "$1" | jq -r '.maps_done > 0 or .maps_total == 0')" == true ]] && break
+    if [[ "$(jq -r '.maps_done > 0 or .maps_total == 0' <<<"$j")" == true ]]; then
+      progress="$(jq -r '"\(.maps_done)/\(.maps_total) maps, \(.reduces_done)/\(.reduces_total) reduces"' <<<"$j")"
+      break
+    fi
     sleep 0.05
   done
-  [[ "$(mrctl job show --json "$1" | jq -r '.state')" == running ]] ||
+  [[ "$state" == running && -n "$progress" ]] ||
     fail "job $1 ended before $2 could be killed: grade with larger inputs (without --quick)" || return 1
-  local progress
-  progress="$(mrctl job show --json "$1" | jq -r '"\(.maps_done)/\(.maps_total) maps, \(.reduces_done)/\(.reduces_total) reduces"')"
   lc kill "$2" && sleep 1 && lc start "$2"
   note "$2 killed after $progress done, restarted 1 s later"
 }

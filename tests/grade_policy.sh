@@ -49,7 +49,7 @@ cluster_up() {
   gen text "$WORK/text" "$(sized 400K 1M)" 31
   gen web "$WORK/web" "$(sized 300K 768K)" 32
   gen dna "$WORK/dna" "$(sized 300K 768K)" 33
-  gen text "$WORK/crash" "$(sized 2M 8M)" 34
+  gen text "$WORK/crash" "$(sized 6M 16M)" 34
   local f
   for f in text web dna crash; do mrctl dfs put "$WORK/$f" "/in/$f" >/dev/null; done
 }
