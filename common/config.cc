@@ -286,8 +286,9 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
 
 // [scheduler]; [scheduler.params] is free-form but holds scalars only.
 Status ReadScheduler(const TableReader& t, SchedulerOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params"}));
+  MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params", "seed"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name, /*non_empty=*/true));
+  MR_RETURN_IF_ERROR(t.Int("seed", 0, kInt64Max, &o->seed));
   TableReader params(nullptr, "");
   MR_RETURN_IF_ERROR(t.Sub("params", &params));
   if (params.table() == nullptr) return Status::OK();

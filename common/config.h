@@ -168,6 +168,10 @@ struct SchedulerOptions {
   std::string name = "fifo";
   // [scheduler.params]: free-form key = value pairs, validated by the policy.
   std::map<std::string, ParamValue> params;
+  // Seed of the policy's random generator (SchedulerEnv::seed), recorded in
+  // every job's record; the same seed and the same events give the same
+  // decisions. Policies that draw nothing ignore it. Default: 1.
+  int64_t seed = 1;
 };
 
 // [[worker]]: one entry per worker process (a VPS in the JoSS setting).

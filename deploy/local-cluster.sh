@@ -3,7 +3,7 @@
 # datacenter (and optionally rack) labels. See docs/dfs.md and docs/development.md.
 #
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
-#        [--scheduler NAME] [--block-size BYTES] [--replication N]
+#        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
 #        [--tls off|inter-dc|all] [--dc-addresses]
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
@@ -45,7 +45,7 @@ if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worke
   name="${1:-}"; [[ -n "$name" ]] || die "$cmd needs a process name (master, w1, ...)"; shift
 fi
 
-workers=3 dcs=2 racks=0 scheduler=fifo block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
+workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
 tls="" dc_addresses=0
 while [[ $# -gt 0 ]]; do
@@ -54,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     --datacenters) dcs="$2"; shift 2 ;;
     --racks) racks="$2"; shift 2 ;;
     --scheduler) scheduler="$2"; shift 2 ;;
+    --scheduler-seed) scheduler_seed="$2"; shift 2 ;;  # [scheduler] seed: the policy's RNG
     --block-size) block_size="$2"; shift 2 ;;
     --replication) replication="$2"; shift 2 ;;
     --placement) placement="$2"; shift 2 ;;
@@ -71,7 +72,7 @@ while [[ $# -gt 0 ]]; do
 done
 # Absolute, so the command lines recorded at start match later from anywhere.
 DIR="$(realpath -m "$DIR")"
-for v in workers dcs racks block_size replication hb_ms; do
+for v in workers dcs racks scheduler_seed block_size replication hb_ms; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
 done
 
@@ -106,14 +107,25 @@ start_one() {  # start_one NAME
   echo $! >"$DIR/pids/$n.pid"
 }
 
-signal_one() {  # signal_one NAME SIGNAL
+# True once PID has exited (gone, or a zombie). Unlike `ours` it does not
+# read the command line, which is empty while an exiting process still holds
+# its ports, files and RocksDB locks: waiting on `ours` returned too early.
+gone() {
+  local pid="$1"
+  [[ -r "/proc/$pid/stat" ]] || return 0
+  [[ "$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" == Z ]]
+}
+
+signal_one() {  # signal_one NAME SIGNAL: signals it and waits until it has exited
   local n="$1" sig="$2" pid
   [[ -f "$DIR/pids/$n.pid" ]] || return 0
   pid="$(cat "$DIR/pids/$n.pid")"
   if ours "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do ours "$pid" || break; sleep 0.05; done
-    if ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
+    if ! gone "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
+    gone "$pid" || echo "local-cluster: $n (pid $pid) did not exit" >&2
   fi
   rm -f "$DIR/pids/$n.pid"
 }
@@ -268,6 +280,7 @@ case "$cmd" in
       echo
       echo "[scheduler]"
       echo "name = \"$scheduler\""
+      echo "seed = $scheduler_seed"
       for i in $(seq 1 "$workers"); do
         (( join )) && break  # the workers join with flags (below)
         dc=$(( (i - 1) % dcs + 1 ))

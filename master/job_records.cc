@@ -180,6 +180,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   r.set_state("running");
   r.set_scheduler(scheduler_->name());
   for (const auto& [k, v] : scheduler_params_) (*r.mutable_scheduler_params())[k] = v;
+  r.set_scheduler_seed(static_cast<uint64_t>(config_.scheduler.seed));
   r.set_code_hash(sj.code_hash);
   r.set_input_type(sj.input_type);
   r.set_input_bytes(sj.input_bytes);

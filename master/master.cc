@@ -81,6 +81,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   }
   sched::SchedulerEnv env;
   env.heartbeat_ms = config.cluster.heartbeat_interval_ms;
+  env.seed = static_cast<uint64_t>(config.scheduler.seed);
   auto scheduler = sched::MakeScheduler(config.scheduler.name, sched_params, env);
   if (!scheduler.ok()) return scheduler.status().WithContext("[scheduler]");
   std::error_code ec;

@@ -135,6 +135,7 @@ Status JobTracker::RestoreScheduler() {
   }
   sched::SchedulerEnv env;
   env.heartbeat_ms = config_.cluster.heartbeat_interval_ms;
+  env.seed = static_cast<uint64_t>(config_.scheduler.seed);
   auto made = sched::MakeScheduler(saved->name(), *typed, env);
   if (!made.ok()) {
     spdlog::warn("cannot host the last `scheduler set` ({}); hosting the file's '{}'",
@@ -156,6 +157,7 @@ Status JobTracker::SetScheduler(const pb::SchedulerChoice& req, pb::SchedulerCho
   MR_ASSIGN_OR_RETURN(sched::SchedulerParams typed, TypedParams(req.name(), text));
   sched::SchedulerEnv env;
   env.heartbeat_ms = config_.cluster.heartbeat_interval_ms;
+  env.seed = static_cast<uint64_t>(config_.scheduler.seed);
   MR_ASSIGN_OR_RETURN(auto made, sched::MakeScheduler(req.name(), typed, env));
   if (!active_.empty() || !recovering_.empty()) {
     const size_t n = active_.size() + recovering_.size();

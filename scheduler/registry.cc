@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scheduler/capacity_policy.h"
+#include "scheduler/extra_policies.h"  // generated: MR_EXTRA_POLICIES, empty by default
 #include "scheduler/fair_policy.h"
 #include "scheduler/fifo_delay_policy.h"
 #include "scheduler/fifo_policy.h"
@@ -80,6 +81,7 @@ const std::vector<const PolicyInfo*>& RegisteredPolicies() {
         &ProbabilisticPolicyInfo(),
         &FifoPandasPolicyInfo(),
         &FairPandasPolicyInfo(),
+        MR_EXTRA_POLICY_INFOS  // test-only builds (scheduler/CMakeLists.txt)
     };
     std::sort(all.begin(), all.end(),
               [](const PolicyInfo* a, const PolicyInfo* b) { return a->name < b->name; });

@@ -22,7 +22,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "  2  a bad scenario file, option or output directory");
   app.require_subcommand(1);
   std::string file, csv_dir, report_dir;
-  std::vector<std::string> sets, params, only;
+  std::vector<std::string> sets, params, only, added;
   bool json = false, timing = false, quiet = false;
   auto add_run_options = [&](CLI::App* cmd) {
     cmd->add_option("FILE", file, "scenario file (sim/scenarios/*.toml)")->required();
@@ -30,6 +30,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     cmd->add_option("--csv", csv_dir, "also write runs.csv, jobs.csv, backlog.csv into DIR");
     cmd->add_option("--set", sets, "override a scenario key, e.g. --set cluster.nodes=50");
     cmd->add_option("--only", only, "run only the scheduler with this label or name");
+    cmd->add_option("--add-scheduler", added,
+                    "add a policy to the scenario's list: NAME[:LABEL][,KEY=VALUE...]");
     cmd->add_flag("--timing", timing, "add wall-clock figures (output no longer reproducible)");
     cmd->add_flag("--quiet", quiet, "no progress lines on stderr");
   };
@@ -66,6 +68,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   PlanOptions options;
   for (const std::string& s : sets) {
     auto o = ParseOverride(s);
+    if (!o.ok()) return fail(o.status());
+    options.set.push_back(*o);
+  }
+  for (const std::string& a : added) {
+    auto o = ParseAddScheduler(a);
     if (!o.ok()) return fail(o.status());
     options.set.push_back(*o);
   }

@@ -292,6 +292,10 @@ Status ApplyOverride(toml::table& root, const Override& o) {
       if (t->get(part) == nullptr) t->insert(part, toml::table{});
       cur = t->get(part);
     } else if (toml::array* a = cur->as_array()) {
+      if (part == "+" && last) {  // append (mr-sim --add-scheduler)
+        value.visit([&](const auto& v) { a->push_back(v); });
+        return Status::OK();
+      }
       if (part.find_first_not_of("0123456789") != std::string::npos ||
           std::stoul(part) >= a->size()) {
         return Invalid("override '" + o.key + "': '" + part + "' is not an index of the array");
@@ -310,7 +314,73 @@ Status ApplyOverride(toml::table& root, const Override& o) {
   return Status::OK();
 }
 
+// A row whose policy an override replaced (schedulers.N.name) is labelled by
+// the new name unless an override also gave it a label: the file's label
+// named the old policy ("FIFO" on a student's policy's rows, issue 16).
+void DropReplacedLabels(toml::table& root, const std::vector<Override>& overrides) {
+  toml::array* scheds = root["schedulers"].as_array();
+  if (scheds == nullptr) return;
+  for (const Override& o : overrides) {
+    if (o.key.rfind("schedulers.", 0) != 0 || o.key.size() < 17 ||
+        o.key.compare(o.key.size() - 5, 5, ".name") != 0) {
+      continue;
+    }
+    const std::string index = o.key.substr(11, o.key.size() - 16);
+    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string label_key = "schedulers." + index + ".label";
+    const bool labelled = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const Override& x) { return x.key == label_key; });
+    const size_t i = std::stoul(index);
+    if (labelled || i >= scheds->size()) continue;
+    if (toml::table* t = scheds->get(i)->as_table()) t->erase("label");
+  }
+}
+
+// A TOML value as written, or the text quoted as a TOML string.
+std::string TomlValue(const std::string& text) {
+  try {
+    toml::table t = toml::parse("v = " + text);
+    if (t.get("v") != nullptr && !t.get("v")->is_table() && !t.get("v")->is_array()) return text;
+  } catch (const toml::parse_error&) {
+  }
+  std::ostringstream os;
+  os << toml::value<std::string>(text);
+  return os.str();
+}
+
 }  // namespace
+
+Result<Override> ParseAddScheduler(const std::string& text) {
+  const auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("--add-scheduler '" + text + "': " + why +
+                                   " (expected NAME[:LABEL][,KEY=VALUE...])");
+  };
+  std::vector<std::string> parts;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.empty() || parts[0].empty()) return bad("no policy name");
+  std::string name = parts[0], label;
+  if (const size_t colon = name.find(':'); colon != std::string::npos) {
+    label = name.substr(colon + 1);
+    name = name.substr(0, colon);
+    if (name.empty() || label.empty()) return bad("empty name or label");
+  }
+  std::ostringstream table;
+  table << "{ name = " << toml::value<std::string>(name);
+  if (!label.empty()) table << ", label = " << toml::value<std::string>(label);
+  table << ", params = {";
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const size_t eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0) return bad("'" + parts[i] + "' is not KEY=VALUE");
+    const std::string key = parts[i].substr(0, eq);
+    if (key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+      return bad("bad parameter name '" + key + "'");
+    }
+    table << (i > 1 ? ", " : " ") << key << " = " << TomlValue(parts[i].substr(eq + 1));
+  }
+  table << " } }";
+  return Override{"schedulers.+", table.str()};
+}
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& origin,
                                const std::string& dir, const std::vector<Override>& overrides) {
@@ -323,6 +393,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
     return Status::InvalidArgument(os.str());
   }
   for (const Override& o : overrides) MR_RETURN_IF_ERROR(ApplyOverride(root, o).WithContext(origin));
+  DropReplacedLabels(root, overrides);
   Scenario sc;
   sc.dir = dir;
   const Reader top(&root, "");

@@ -39,4 +39,13 @@ Result<std::string> ReadTextFile(const std::string& path);
 // "KEY=VALUE" -> Override; InvalidArgument without '='.
 Result<Override> ParseOverride(const std::string& text);
 
+// mr-sim --add-scheduler "NAME[:LABEL][,KEY=VALUE...]" -> the override that
+// appends that row to the scenario's [[schedulers]] (key "schedulers.+"; a
+// "+" index appends to an array). The label defaults to the name; a VALUE
+// is read as TOML, else as a string. InvalidArgument for a malformed text;
+// the name and parameters are checked against the registry with the rest of
+// the file. Note: an override of schedulers.N.name drops the row's file
+// label unless schedulers.N.label is also set.
+Result<Override> ParseAddScheduler(const std::string& text);
+
 }  // namespace mr::sim

@@ -74,7 +74,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
       {"reducers", r.spec().reducers()}, {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
-      {"scheduler_params", SchedulerParamsJson(r)},
+      {"scheduler_params", SchedulerParamsJson(r)}, {"scheduler_seed", r.scheduler_seed()},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
       {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
       {"jtt_ms", f.jtt_ms}, {"elapsed_ms", ElapsedMs(r, f)}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
@@ -116,8 +116,9 @@ void PrintJob(const pb::JobRecord& r) {
   const master::JobFigures f = master::Figures(r);
   std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), r.spec().job().c_str(),
               r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
-  std::printf("  output %s, scheduler %s, input %s (%s)\n", r.spec().output().c_str(),
-              PolicyText(r).c_str(), HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
+  std::printf("  output %s, scheduler %s seed %llu, input %s (%s)\n", r.spec().output().c_str(),
+              PolicyText(r).c_str(), static_cast<unsigned long long>(r.scheduler_seed()),
+              HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
   std::printf("  maps %d/%d, reduces %d/%d, %s %.1f s, failed attempts %d\n", r.maps_done(),
               r.maps_total(), r.reduces_done(), r.reduces_total(),
               r.state() == "running" ? "running for" : "JTT",

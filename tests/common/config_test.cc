@@ -72,6 +72,7 @@ hot_block_fraction = 1
 
 [scheduler]
 name = "pandas"
+seed = 7
 
 [scheduler.params]
 alpha = 0.5
@@ -112,6 +113,7 @@ datacenter = "dc2"
   EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_block_fraction, 1.0);
   EXPECT_EQ(c.scheduler.name, "pandas");
   EXPECT_EQ(c.scheduler.params.at("alpha"), ParamValue(0.5));
+  EXPECT_EQ(c.scheduler.seed, 7);
   EXPECT_EQ(c.log.level, "debug");
   ASSERT_EQ(c.workers.size(), 2u);
   const WorkerOptions& w1 = c.workers[0];
@@ -151,6 +153,7 @@ TEST(ConfigTest, DefaultsWhenKeysAbsent) {
   EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_block_fraction, 0.8);
   EXPECT_EQ(c.scheduler.name, "fifo");
   EXPECT_TRUE(c.scheduler.params.empty());
+  EXPECT_EQ(c.scheduler.seed, 1);  // the seed every policy had before [scheduler] seed
   EXPECT_EQ(c.log.level, "info");
   ASSERT_EQ(c.workers.size(), 1u);
   EXPECT_EQ(c.workers[0].rack, "");

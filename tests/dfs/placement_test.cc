@@ -60,10 +60,10 @@ const PlacementNode& Find(const std::vector<PlacementNode>& nodes, const std::st
 
 // ---- Conformance: every policy, many seeded draws. ----
 
-class ConformanceTest : public ::testing::TestWithParam<std::string> {};
+class PlacementConformanceTest : public ::testing::TestWithParam<std::string> {};
 
 // The core contract: distinct nodes, never excluded, never full, min(r, eligible) of them.
-TEST_P(ConformanceTest, DistinctEligibleNodesOverManyDraws) {
+TEST_P(PlacementConformanceTest, DistinctEligibleNodesOverManyDraws) {
   auto policy = MustMake(GetParam());
   std::mt19937_64 rng(42);
   std::mt19937_64 scenario(7);  // drives the test's own choices, separate from the policy's
@@ -103,7 +103,7 @@ TEST_P(ConformanceTest, DistinctEligibleNodesOverManyDraws) {
 }
 
 // Asking for 3 replicas on a 2-node cluster is not an error: you get both nodes.
-TEST_P(ConformanceTest, FewerEligibleThanReplicationReturnsWhatExists) {
+TEST_P(PlacementConformanceTest, FewerEligibleThanReplicationReturnsWhatExists) {
   auto policy = MustMake(GetParam());
   std::mt19937_64 rng(1);
   auto nodes = MakeNodes({{"dc1", 2}, {"dc2", 1}});
@@ -115,7 +115,7 @@ TEST_P(ConformanceTest, FewerEligibleThanReplicationReturnsWhatExists) {
 }
 
 // With nowhere to write the master must fail the put, and say so as Unavailable.
-TEST_P(ConformanceTest, ZeroEligibleIsUnavailable) {
+TEST_P(PlacementConformanceTest, ZeroEligibleIsUnavailable) {
   auto policy = MustMake(GetParam());
   std::mt19937_64 rng(1);
   auto nodes = MakeNodes({{"dc1", 2}});
@@ -127,7 +127,7 @@ TEST_P(ConformanceTest, ZeroEligibleIsUnavailable) {
 }
 
 // Replication 0 is a caller bug, not an empty placement.
-TEST_P(ConformanceTest, ReplicationBelowOneIsInvalid) {
+TEST_P(PlacementConformanceTest, ReplicationBelowOneIsInvalid) {
   auto policy = MustMake(GetParam());
   std::mt19937_64 rng(1);
   EXPECT_TRUE(
@@ -135,7 +135,7 @@ TEST_P(ConformanceTest, ReplicationBelowOneIsInvalid) {
 }
 
 // A seeded master must place blocks reproducibly (placement.h).
-TEST_P(ConformanceTest, SameSeedSameSequence) {
+TEST_P(PlacementConformanceTest, SameSeedSameSequence) {
   auto a = MustMake(GetParam());
   auto b = MustMake(GetParam());
   std::mt19937_64 rng_a(99), rng_b(99);
@@ -151,7 +151,7 @@ TEST_P(ConformanceTest, SameSeedSameSequence) {
 }
 
 // Ties break by id, so the order in which the master lists nodes cannot change a placement.
-TEST_P(ConformanceTest, InputOrderDoesNotMatter) {
+TEST_P(PlacementConformanceTest, InputOrderDoesNotMatter) {
   auto a = MustMake(GetParam());
   auto b = MustMake(GetParam());
   std::mt19937_64 rng_a(5), rng_b(5);
@@ -163,7 +163,7 @@ TEST_P(ConformanceTest, InputOrderDoesNotMatter) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPolicies, ConformanceTest, ::testing::ValuesIn(PlacementPolicyNames()),
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PlacementConformanceTest, ::testing::ValuesIn(PlacementPolicyNames()),
                          [](const auto& info) { return info.param; });
 
 // ---- random ----

@@ -74,13 +74,17 @@ using Strings = std::vector<std::string>;
 
 // ------------------------------------------------------------------ registry
 
-TEST(RegistryTest, ListsTheJobsSortedByName) {
+TEST(JobRegistryTest, ListsTheJobsSortedByNameWithTheBuiltinsAmongThem) {
   // `mrctl jobs` and error messages show this list; its order must be stable.
+  // A student's job added to jobs/registry.cc joins the list: only the
+  // built-ins are required to be there.
   std::vector<std::string> names;
   for (const JobInfo* info : RegisteredJobs()) names.push_back(info->name);
-  EXPECT_EQ(names,
-            (Strings{"grep", "invertedindex", "permu", "plugin", "sequencecount", "sort", "streaming",
-                     "wordcount"}));
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "a name twice";
+  for (const char* builtin : {"grep", "invertedindex", "permu", "sequencecount", "sort", "wordcount"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), builtin), names.end()) << builtin;
+  }
   for (const JobInfo* info : RegisteredJobs()) {
     EXPECT_EQ(FindJob(info->name), info);
     EXPECT_FALSE(info->description.empty());
@@ -91,7 +95,7 @@ TEST(RegistryTest, ListsTheJobsSortedByName) {
   EXPECT_EQ(FindJob("nope"), nullptr);
 }
 
-TEST(RegistryTest, CodeHashesDifferBetweenJobs) {
+TEST(JobRegistryTest, CodeHashesDifferBetweenJobs) {
   // Two jobs sharing a hash would share FP history.
   std::vector<std::string> hashes;
   for (const JobInfo* info : RegisteredJobs()) hashes.push_back(info->code_hash);
@@ -99,23 +103,24 @@ TEST(RegistryTest, CodeHashesDifferBetweenJobs) {
   EXPECT_EQ(std::unique(hashes.begin(), hashes.end()), hashes.end());
 }
 
-TEST(RegistryTest, UnknownJobListsTheValidOnes) {
+TEST(JobRegistryTest, UnknownJobListsTheValidOnes) {
   // A typo must tell the user what exists.
   Result<std::unique_ptr<Job>> job = MakeJob("wordcont", {});
   ASSERT_FALSE(job.ok());
   EXPECT_TRUE(job.status().IsInvalidArgument());
-  EXPECT_EQ(job.status().message(),
-            "unknown job 'wordcont' (jobs: grep, invertedindex, permu, plugin, sequencecount, sort, "
-            "streaming, wordcount)");
+  // Every registered job, in registry order (a student's too).
+  std::string names;
+  for (const JobInfo* info : RegisteredJobs()) names += (names.empty() ? "" : ", ") + info->name;
+  EXPECT_EQ(job.status().message(), "unknown job 'wordcont' (jobs: " + names + ")");
 }
 
-TEST(RegistryTest, UnknownParameterListsTheJobsParameters) {
+TEST(JobRegistryTest, UnknownParameterListsTheJobsParameters) {
   Result<std::unique_ptr<Job>> job = MakeJob("grep", {{"pattern", "a"}, {"patern", "a"}});
   ASSERT_FALSE(job.ok());
   EXPECT_EQ(job.status().message(), "job 'grep': unknown parameter 'patern' (parameters: pattern)");
 }
 
-TEST(RegistryTest, RequiredParameterMustBeGiven) {
+TEST(JobRegistryTest, RequiredParameterMustBeGiven) {
   // Grep without a pattern has nothing to do; say so before any task runs.
   for (const Params& params : {Params{}, Params{{"pattern", ""}}}) {
     Result<std::unique_ptr<Job>> job = MakeJob("grep", params);
@@ -125,7 +130,7 @@ TEST(RegistryTest, RequiredParameterMustBeGiven) {
   }
 }
 
-TEST(RegistryTest, ResolveParamsFillsDefaults) {
+TEST(JobRegistryTest, ResolveParamsFillsDefaults) {
   Result<Params> p = ResolveParams(*FindJob("wordcount"), {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(*p, (Params{{"combiner", "true"}}));
@@ -134,7 +139,7 @@ TEST(RegistryTest, ResolveParamsFillsDefaults) {
   EXPECT_EQ(*p, (Params{{"combiner", "true"}}));
 }
 
-TEST(RegistryTest, BadBooleanIsRejectedByConfigure) {
+TEST(JobRegistryTest, BadBooleanIsRejectedByConfigure) {
   Result<std::unique_ptr<Job>> job = MakeJob("wordcount", {{"combiner", "yes"}});
   ASSERT_FALSE(job.ok());
   EXPECT_TRUE(job.status().IsInvalidArgument());

@@ -284,6 +284,30 @@ TEST_F(LocalRunnerTest, WordCountMatchesTrSortUniq) {
                 {{"combiner", "false"}});
 }
 
+// A job that ships jobs/oracles/NAME.sh (the convention of tests/grade.sh
+// and docs/writing-a-job.md, "Its oracle") is checked against it here, with
+// its defaults and with combiner=false when it has that param: a student's
+// job and oracle run in ./tests/run.sh with no test edits.
+TEST_F(LocalRunnerTest, EveryShippedOracleMatches) {
+  const char* src = std::getenv("MR_SOURCE_DIR");
+  ASSERT_NE(src, nullptr) << "MR_SOURCE_DIR is not set (ctest sets it)";
+  const std::vector<std::string> files = {Input("o1.txt", GenerateText(40, 1500)),
+                                          Input("o2.txt", GenerateText(41, 300))};
+  int shipped = 0;
+  for (const JobInfo* info : RegisteredJobs()) {
+    const std::string oracle = std::string(src) + "/jobs/oracles/" + info->name + ".sh";
+    if (!fs::exists(oracle)) continue;
+    ++shipped;
+    ExpectMatches(info->name, files, files, "bash '" + oracle + "'" + Quoted(files), kSmallSplit);
+    for (const ParamSpec& p : info->params) {
+      if (p.name != "combiner") continue;
+      ExpectMatches(info->name, files, files, "bash '" + oracle + "'" + Quoted(files), kSmallSplit,
+                    {{"combiner", "false"}});
+    }
+  }
+  EXPECT_GE(shipped, 1) << "jobs/oracles/wordcount.sh, the convention's example, is missing";
+}
+
 TEST_F(LocalRunnerTest, GrepMatchesGrepO) {
   // [A-Za-z]*ing means the same in RE2 and POSIX ERE (one greedy run: the
   // leftmost match is also the longest).

@@ -39,9 +39,9 @@ std::vector<std::string> PolicyNames() {
   return names;
 }
 
-class ConformanceTest : public ::testing::TestWithParam<std::string> {
+class SchedulerConformanceTest : public ::testing::TestWithParam<std::string> {
  protected:
-  ConformanceTest() : host(MakePolicy(GetParam())) {}
+  SchedulerConformanceTest() : host(MakePolicy(GetParam())) {}
 
   // A heartbeat one interval after the previous event: policies that wait
   // (delay scheduling) see time pass.
@@ -70,7 +70,7 @@ class ConformanceTest : public ::testing::TestWithParam<std::string> {
   TestHost host;
 };
 
-TEST_P(ConformanceTest, NeverOverAssignsAndNeverLaunchesATaskTwice) {
+TEST_P(SchedulerConformanceTest, NeverOverAssignsAndNeverLaunchesATaskTwice) {
   // Uneven slots in two datacenters and more work than slots.
   std::vector<NodeId> nodes;
   for (int i = 0; i < 6; ++i) nodes.push_back(host.AddNode(i % 2, 1 + i % 3, i % 3));
@@ -97,7 +97,7 @@ TEST_P(ConformanceTest, NeverOverAssignsAndNeverLaunchesATaskTwice) {
   for (NodeId n : nodes) EXPECT_EQ(host.state().node(n).free_map_slots(), 0) << n;
 }
 
-TEST_P(ConformanceTest, AFailedMapIsLaunchedAgain) {
+TEST_P(SchedulerConformanceTest, AFailedMapIsLaunchedAgain) {
   NodeId a = host.AddNode(0, 1, 1), b = host.AddNode(0, 1, 1);
   JobId j = host.AddJob(MakeJob({{a}, {a}}, /*reduces=*/0));
   std::vector<Launch> on_a, on_b;
@@ -116,7 +116,7 @@ TEST_P(ConformanceTest, AFailedMapIsLaunchedAgain) {
   EXPECT_EQ(host.violations(), 0);
 }
 
-TEST_P(ConformanceTest, AFailedReduceIsLaunchedAgain) {
+TEST_P(SchedulerConformanceTest, AFailedReduceIsLaunchedAgain) {
   NodeId a = host.AddNode(0, 1, 1), b = host.AddNode(1, 1, 1);
   JobId j = host.AddJob(MakeJob({{a}}, /*reduces=*/1));
   RunUntil({a, b}, [&] { return host.job(j).finished_maps == 1; });
@@ -131,7 +131,7 @@ TEST_P(ConformanceTest, AFailedReduceIsLaunchedAgain) {
   EXPECT_EQ(host.violations(), 0);
 }
 
-TEST_P(ConformanceTest, ALostNodesTasksAndFinishedMapsRunAgainElsewhere) {
+TEST_P(SchedulerConformanceTest, ALostNodesTasksAndFinishedMapsRunAgainElsewhere) {
   NodeId a = host.AddNode(0, 4, 1), b = host.AddNode(0, 2, 1), c = host.AddNode(1, 2, 1);
   JobId j = host.AddJob(MakeJob({{a}, {a}, {a}, {a}, {a}, {a}}, /*reduces=*/1));
   // Run maps on a only until one has finished there and one still runs.
@@ -167,7 +167,7 @@ TEST_P(ConformanceTest, ALostNodesTasksAndFinishedMapsRunAgainElsewhere) {
 // in a datacenter the cluster did not have, is served like the first ones.
 // A later job whose blocks live only on the new node completes with every
 // task launched correctly, and the new node runs work.
-TEST_P(ConformanceTest, ANodeThatJoinsARunningClusterTakesWork) {
+TEST_P(SchedulerConformanceTest, ANodeThatJoinsARunningClusterTakesWork) {
   NodeId a = host.AddNode(0, 1, 1);
   JobId first = host.AddJob(MakeJob({{a}, {a}, {a}, {a}}, /*reduces=*/1));
   std::vector<Launch> before = RunUntil({a}, [&] { return host.job(first).finished_maps >= 1; });
@@ -324,7 +324,7 @@ class RandomStream {
   std::vector<NodeId> dead_;
 };
 
-TEST_P(ConformanceTest, EveryJobCompletesUnderARandomEventStream) {
+TEST_P(SchedulerConformanceTest, EveryJobCompletesUnderARandomEventStream) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     RandomStream stream(GetParam(), seed);
@@ -342,12 +342,12 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPolicies, ConformanceTest, ::testing::ValuesIn(PolicyNames()),
+INSTANTIATE_TEST_SUITE_P(AllPolicies, SchedulerConformanceTest, ::testing::ValuesIn(PolicyNames()),
                          TestName);
 
 // ---- The registry ----
 
-TEST(RegistryTest, PoliciesAreSortedNamedAndMakeWithDefaults) {
+TEST(SchedulerRegistryTest, PoliciesAreSortedNamedAndMakeWithDefaults) {
   const auto& policies = RegisteredPolicies();
   ASSERT_FALSE(policies.empty());
   for (size_t i = 0; i < policies.size(); ++i) {
@@ -363,7 +363,7 @@ TEST(RegistryTest, PoliciesAreSortedNamedAndMakeWithDefaults) {
   }
 }
 
-TEST(RegistryTest, UnknownNameListsTheValidOnes) {
+TEST(SchedulerRegistryTest, UnknownNameListsTheValidOnes) {
   auto got = MakeScheduler("lifo", {}, {});
   ASSERT_FALSE(got.ok());
   EXPECT_TRUE(got.status().IsInvalidArgument());
@@ -371,7 +371,7 @@ TEST(RegistryTest, UnknownNameListsTheValidOnes) {
   EXPECT_THAT(got.status().message(), HasSubstr("fifo"));
 }
 
-TEST(RegistryTest, UnknownParameterListsTheParameters) {
+TEST(SchedulerRegistryTest, UnknownParameterListsTheParameters) {
   auto got = MakeScheduler("fifo", {{"capacitypad", 0.5}}, {});
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().message(),
@@ -379,7 +379,7 @@ TEST(RegistryTest, UnknownParameterListsTheParameters) {
             "min_cluster_size_for_padding, topology)");
 }
 
-TEST(RegistryTest, WrongTypeIsRejectedAndIntWorksForDouble) {
+TEST(SchedulerRegistryTest, WrongTypeIsRejectedAndIntWorksForDouble) {
   auto got = MakeScheduler("fifo", {{"min_cluster_size_for_padding", 2.5}}, {});
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().message(),
@@ -391,7 +391,7 @@ TEST(RegistryTest, WrongTypeIsRejectedAndIntWorksForDouble) {
   EXPECT_TRUE(MakeScheduler("fifo", {{"capacity_pad", int64_t{0}}}, {}).ok());
 }
 
-TEST(RegistryTest, ParamHelpers) {
+TEST(SchedulerRegistryTest, ParamHelpers) {
   EXPECT_EQ(ParamToString(ParamValue{0.01}), "0.01");
   EXPECT_EQ(ParamToString(ParamValue{1.0}), "1.0");
   EXPECT_EQ(ParamToString(ParamValue{int64_t{3}}), "3");

@@ -103,6 +103,50 @@ TEST(SimScenarioFile, OverridesReachTablesAndArrays) {
   EXPECT_FALSE(ParseScenario(kMinimal, "t.toml", "", {{"name.x", "1"}}).ok());
 }
 
+// Issue 16: a replaced policy is labelled by its new name unless a label is
+// given with it; the file's label named the old policy.
+TEST(SimScenarioFile, AReplacedPolicyDropsTheFilesLabel) {
+  const std::string labelled = std::string(kMinimal) + "label = \"FIFO\"\n";
+  auto sc = ParseScenario(labelled, "t.toml", "", {{"schedulers.0.name", "fair"}});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ(sc->schedulers[0].name, "fair");
+  EXPECT_EQ(sc->schedulers[0].label, "fair");
+  sc = ParseScenario(labelled, "t.toml", "",
+                     {{"schedulers.0.name", "fair"}, {"schedulers.0.label", "mine"}});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ(sc->schedulers[0].label, "mine");
+  sc = ParseScenario(labelled, "t.toml", "", {{"schedulers.0.params.capacity_pad", "0.5"}});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  EXPECT_EQ(sc->schedulers[0].label, "FIFO");  // not replaced: the file's label stays
+}
+
+// mr-sim --add-scheduler NAME[:LABEL][,KEY=VALUE...] appends a row to any
+// scenario's list; names and parameters are checked like the file's.
+TEST(SimScenarioFile, AddSchedulerAppendsARow) {
+  auto o = ParseAddScheduler("fifo-delay:mine,delay_ms=4500");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  auto o2 = ParseAddScheduler("fair");
+  ASSERT_TRUE(o2.ok()) << o2.status().ToString();
+  auto sc = ParseScenario(kMinimal, "t.toml", "", {*o, *o2});
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  ASSERT_EQ(sc->schedulers.size(), 3u);
+  EXPECT_EQ(sc->schedulers[1].name, "fifo-delay");
+  EXPECT_EQ(sc->schedulers[1].label, "mine");
+  EXPECT_EQ(std::get<int64_t>(sc->schedulers[1].params.at("delay_ms")), 4500);
+  EXPECT_EQ(sc->schedulers[2].label, "fair");
+  for (const char* bad : {"", ":x", "fair:", "fair,delay", "fair,=1", "fair,a b=1"}) {
+    EXPECT_FALSE(ParseAddScheduler(bad).ok()) << bad;
+  }
+  auto unknown = ParseAddScheduler("nope");
+  ASSERT_TRUE(unknown.ok());
+  Status s = ParseScenario(kMinimal, "t.toml", "", {*unknown}).status();
+  EXPECT_NE(s.message().find("unknown scheduler 'nope'"), std::string::npos) << s.ToString();
+  auto bad_param = ParseAddScheduler("fair,bogus=1");
+  ASSERT_TRUE(bad_param.ok());
+  s = ParseScenario(kMinimal, "t.toml", "", {*bad_param}).status();
+  EXPECT_NE(s.message().find("unknown parameter 'bogus'"), std::string::npos) << s.ToString();
+}
+
 TEST(SimScenarioFile, SweepAxes) {
   auto sc = ParseScenario(std::string(kMinimal) + "[sweep]\n\"workload.load\" = [0.3, 0.55]\n", "t.toml", "", {});
   ASSERT_TRUE(sc.ok());
@@ -273,6 +317,20 @@ TEST(SimCli, UsageErrorsExitTwoWithOneLine) {
   EXPECT_EQ(Cli({"run", file, "--quiet"}, &err), 0) << err;
   EXPECT_EQ(Cli({"run", file, "--quiet", "--set", "cluster.nodes=0"}, &err), 2);
   EXPECT_EQ(err, "mr-sim: " + file + ": 'cluster.nodes' must be in [1, 1000000] (got 0)\n");
+}
+
+// --add-scheduler on the command line: the added row is run and labelled.
+TEST(SimCli, AddSchedulerRunsTheAddedPolicy) {
+  const std::string file = testing::TempDir() + "/cli-add.toml";
+  std::ofstream(file) << kMinimal;
+  std::vector<const char*> argv = {"mr-sim", "run", file.c_str(), "--quiet", "--json",
+                                   "--add-scheduler", "fair:mine"};
+  std::ostringstream out, e;
+  ASSERT_EQ(RunCli(static_cast<int>(argv.size()), argv.data(), out, e), 0) << e.str();
+  EXPECT_NE(out.str().find("\"mine\""), std::string::npos) << out.str();
+  std::string err;
+  EXPECT_EQ(Cli({"run", file, "--quiet", "--add-scheduler", "fair,x"}, &err), 2);
+  EXPECT_EQ(err.rfind("mr-sim: --add-scheduler 'fair,x': ", 0), 0u) << err;
 }
 
 // A typo'd batch of a shipped scenario is one clear line, not a run that
