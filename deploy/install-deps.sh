@@ -15,6 +15,8 @@ PACKAGES=(
   debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)
   ansible openssh-server openssh-client nftables ethtool tcpdump  # tests/deploy: emulated VPSs (deploy/ansible, deploy/lib)
   shellcheck  # deploy/testbed.sh and deploy/lib are kept shellcheck-clean (docs/testbed.md)
+  prometheus-cpp-dev  # /metrics of mr-master and mr-worker (common/metrics.h)
+  prometheus chromium  # tests/integration/status_page_test.cc: promtool check metrics, headless DOM
 )
 
 missing=()

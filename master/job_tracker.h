@@ -42,6 +42,7 @@
 #include "dfs/namespace.h"
 #include "master/job_history.h"
 #include "master/link_costs.h"
+#include "master/metrics.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "scheduler/scheduler.h"
@@ -84,6 +85,13 @@ class JobTracker {
   void SetDraining(const std::string& worker, bool draining);
   // Task attempts running on `worker` now.
   int RunningTasks(const std::string& worker) const;
+  // The same by kind (the status page and /metrics).
+  void RunningTasks(const std::string& worker, int* maps, int* reduces) const;
+  // Where heartbeats, decisions and accepted tasks are counted (/metrics);
+  // nullptr = nowhere. Not owned; must outlive this. Default: nullptr.
+  void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
+  // Jobs running, and cut off by a restart and not yet recovered.
+  size_t active_jobs() const { return active_.size() + recovering_.size(); }
   void WorkerUp(const std::string& worker);
   void WorkerLost(const std::string& worker);
   // After WorkerUp, from cluster.Register: the finished map outputs the
@@ -176,6 +184,7 @@ class JobTracker {
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
 
   ClusterConfig config_;
+  MasterMetrics* metrics_ = nullptr;
   std::unique_ptr<sched::Scheduler> scheduler_;
   // The hosted policy's parameters (complete, as text) and where the choice
   // came from: "file" or "set".

@@ -42,6 +42,7 @@
 #include "proto/job.pb.h"
 #include "worker/disk_health.h"
 #include "worker/map_output.h"
+#include "worker/worker_metrics.h"
 
 namespace mr::worker {
 
@@ -57,6 +58,9 @@ class TaskTracker {
 
   // "shuffle.Fetch".
   void RegisterHandlers(RpcServer& server);
+  // Where tasks count their bytes and ends (/metrics); nullptr = nowhere.
+  // Not owned; must outlive this. Set before the first task. Default: none.
+  void set_metrics(WorkerMetrics* metrics) { metrics_ = metrics; }
 
   // Heartbeat side. Fill adds free slots, reports and the read-rate
   // estimates from other datacenters (link_rates_); if the beat is not
@@ -114,6 +118,7 @@ class TaskTracker {
   std::string TaskDir(const pb::TaskSpec& spec) const;
 
   const ClusterConfig config_;
+  WorkerMetrics* metrics_ = nullptr;
   const WorkerOptions self_;
   dfs::BlockStore& store_;
   DiskHealth& disk_;
