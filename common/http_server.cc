@@ -4,6 +4,8 @@
 // response, under one deadline per request (beast::tcp_stream's timer).
 #include "common/http_server.h"
 
+#include <cctype>
+
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
@@ -201,12 +203,13 @@ asio::awaitable<void> HttpServer::Serve(tcp::socket socket) {
     } else {
       const auto& req = parser.get();
       HttpRequest request;
-      request.method = std::string(req.method_string());
+      request.method.assign(req.method_string().data(), req.method_string().size());
       const auto auth = req.find(http::field::authorization);
       const bool has_auth = auth != req.end();
       const bool need_auth = options_.require_secret || !loopback_;
       const std::string_view kBearer = "Bearer ";
-      const std::string_view given = has_auth ? std::string_view(auth->value()) : std::string_view();
+      const std::string_view given =
+          has_auth ? std::string_view(auth->value().data(), auth->value().size()) : std::string_view();
       const bool auth_ok = has_auth && given.substr(0, kBearer.size()) == kBearer &&
                            !options_.secret.empty() &&
                            ConstantTimeEquals(given.substr(std::min(given.size(), kBearer.size())),
@@ -221,7 +224,7 @@ asio::awaitable<void> HttpServer::Serve(tcp::socket socket) {
       } else if (req.method() != http::verb::get && req.method() != http::verb::head) {
         res = Plain(http::status::method_not_allowed, req.version(), "only GET and HEAD are served");
         close = true;
-      } else if (!ParseTarget(req.target(), &request)) {
+      } else if (!ParseTarget(std::string_view(req.target().data(), req.target().size()), &request)) {
         ++rejected_;
         res = Plain(http::status::bad_request, req.version(), "malformed request target");
         close = true;
@@ -243,7 +246,23 @@ asio::awaitable<void> HttpServer::Serve(tcp::socket socket) {
       }
     }
     auto [wec, written] = co_await http::async_write(stream, res, kTuple);
-    if (wec || close) break;
+    if (wec) break;
+    if (close) {
+      // A lingering close: stop sending, then read and drop what the peer
+      // still sends (the rest of a huge request) for up to a second, so
+      // closing with unread bytes does not reset the connection before the
+      // peer read our answer.
+      boost::system::error_code ignored;
+      stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      stream.expires_after(std::chrono::seconds(1));
+      char sink[16384];
+      for (size_t drained = 0; drained < (1u << 20);) {
+        auto [rec, n] = co_await stream.async_read_some(asio::buffer(sink), kTuple);
+        if (rec) break;
+        drained += n;
+      }
+      break;
+    }
   }
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);

@@ -3,6 +3,7 @@
 // master's thread for every authorized GET, so the pages read the master's
 // state directly. The job pages are in job_pages.cc.
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include <spdlog/spdlog.h>
