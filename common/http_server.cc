@@ -10,6 +10,8 @@
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/auth.h"
+
 namespace mr {
 
 namespace asio = boost::asio;
@@ -110,15 +112,6 @@ std::string UrlEncode(std::string_view text) {
     }
   }
   return out;
-}
-
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
 }
 
 HttpServer::HttpServer(asio::any_io_executor executor, HttpServerOptions options, std::string name,

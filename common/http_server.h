@@ -98,7 +98,5 @@ class HttpServer {
 std::string HtmlEscape(std::string_view text);
 // Percent-encodes a query value ("/a b" → "%2Fa%20b").
 std::string UrlEncode(std::string_view text);
-// True when `a` equals `b`, in time that depends only on their lengths.
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 }  // namespace mr
