@@ -31,13 +31,23 @@ std::string Since(int64_t ms, int64_t submit_ms) {
   return Fixed(static_cast<double>(ms - submit_ms) / 1000.0, "%.2f");
 }
 
+// "setup=1 read=30 map=12 sort=4": the phases in the order they happen
+// (docs/jobs.md, "Task timestamps"), then any other name in name order.
 std::string Phases(const google::protobuf::Map<std::string, int64_t>& phases) {
-  std::map<std::string, int64_t> sorted(phases.begin(), phases.end());
+  static const char* kOrder[] = {"setup", "read", "map", "sort", "fetch", "reduce", "write"};
+  std::map<std::string, int64_t> rest(phases.begin(), phases.end());
   std::string out;
-  for (const auto& [name, ms] : sorted) {
+  const auto add = [&out](const std::string& name, int64_t ms) {
     if (!out.empty()) out += " ";
     out += HtmlEscape(name) + "=" + std::to_string(ms);
+  };
+  for (const char* name : kOrder) {
+    auto it = rest.find(name);
+    if (it == rest.end()) continue;
+    add(it->first, it->second);
+    rest.erase(it);
   }
+  for (const auto& [name, ms] : rest) add(name, ms);
   return out;
 }
 
@@ -196,7 +206,7 @@ std::string TimelineSvg(const pb::JobRecord& j) {
   for (int i = 0; i <= 4; ++i) {
     const int x = kLeft + kWidth * i / 4;
     axis += "<text x=\"" + std::to_string(x) + "\" y=\"12\" text-anchor=\"middle\">" +
-            Fixed(static_cast<double>(span) * i / 4 / 1000, "%.1f") + " s</text>\n";
+            Fixed(static_cast<double>(span) * i / 4 / 1000, "%.2f") + " s</text>\n";
   }
   const int height = y + 4;
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"timeline\" width=\"" + std::to_string(kLeft + kWidth + 30) +
