@@ -57,6 +57,7 @@ LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
     done
     med=$(printf '%s\n' "${times[@]}" | median)
     max=$(printf '%s\n' "${times[@]}" | sort -g | tail -1)
+    # shellcheck disable=SC2016  # the backquotes are Markdown
     printf '| `%s` | %s | %.1f | %.1f |\n' "$page" "$bytes" "$(echo "$med * 1000" | bc -l)" "$(echo "$max * 1000" | bc -l)"
   done
   echo

@@ -300,6 +300,9 @@ case "$cmd" in
     if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi
     echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler"
     echo "cluster file: $DIR/cluster.toml"
+    if (( http )); then
+      echo "status page: http://$(grep -m1 '^http_address' "$DIR/cluster.toml" | cut -d'"' -f2)/"
+    fi
     ;;
   down)
     for n in $(all_names); do [[ "$n" == master ]] || signal_one "$n" TERM; done

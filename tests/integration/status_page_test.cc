@@ -289,7 +289,20 @@ TEST_F(StatusPageTest, BadRequestsGetOneLineAndTheServerKeepsServing) {
   Response big_body = Parse(Exchange(port, "GET / HTTP/1.1\r\nContent-Length: 100000\r\nAuthorization: Bearer " +
                                                 secret + "\r\n\r\n" + std::string(100000, 'b')));
   EXPECT_EQ(big_body.status, 413);
+  // Idle connections (a slow or silent client) hold no one else up.
+  std::vector<int> idle;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ::send(fd, "GET / HT", 8, MSG_NOSIGNAL);  // half a request line, then silence
+    idle.push_back(fd);
+  }
   EXPECT_EQ(Get(port, "/", secret).status, 200);  // still serving
+  for (int fd : idle) ::close(fd);
   EXPECT_EQ(Get(port, "/metrics", secret).status, 200);
   EXPECT_EQ(c.LiveWorkers(), 1);  // and the master's RPC side too
 }
