@@ -122,7 +122,10 @@ HttpServer::HttpServer(asio::any_io_executor executor, HttpServerOptions options
       handler_(std::move(handler)),
       acceptor_(executor) {}
 
-HttpServer::~HttpServer() { Stop(); }
+HttpServer::~HttpServer() {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+}
 
 Status HttpServer::Listen(const HostPort& address) {
   boost::system::error_code ec;
@@ -143,9 +146,13 @@ Status HttpServer::Listen(const HostPort& address) {
 
 void HttpServer::Start() { asio::co_spawn(executor_, AcceptLoop(), asio::detached); }
 
+// Closes the acceptor on the executor: mr-worker runs it on several threads,
+// and the acceptor may be waiting in AcceptLoop on another one.
 void HttpServer::Stop() {
-  boost::system::error_code ec;
-  acceptor_.close(ec);
+  asio::post(executor_, [this] {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+  });
 }
 
 asio::awaitable<void> HttpServer::AcceptLoop() {
