@@ -81,6 +81,58 @@ http::response<http::string_body> Plain(http::status status, unsigned version, s
   return res;
 }
 
+// The answer to one well-formed request: 401 without the right secret
+// where one is needed (or with a wrong one anywhere), 405 for methods other
+// than GET and HEAD, 400 for a bad target, else the handler's response.
+// *close: end the connection after it; *rejected: a 400 or 401.
+http::response<http::string_body> Answer(const http::request<http::string_body>& req,
+                                         const HttpServerOptions& options, bool loopback,
+                                         const HttpServer::Handler& handler, bool* close,
+                                         bool* rejected) {
+  const auto auth = req.find(http::field::authorization);
+  const bool has_auth = auth != req.end();
+  const std::string_view kBearer = "Bearer ";
+  const std::string_view given =
+      has_auth ? std::string_view(auth->value().data(), auth->value().size()) : std::string_view();
+  const bool auth_ok = has_auth && given.substr(0, kBearer.size()) == kBearer &&
+                       !options.secret.empty() &&
+                       ConstantTimeEquals(given.substr(std::min(given.size(), kBearer.size())),
+                                          options.secret);
+  *close = true;
+  if ((options.require_secret || !loopback || has_auth) && !auth_ok) {
+    *rejected = true;
+    auto res = Plain(http::status::unauthorized, req.version(),
+                     has_auth ? "wrong credentials: send Authorization: Bearer <cluster secret>"
+                              : "credentials required: send Authorization: Bearer <cluster secret>");
+    res.set(http::field::www_authenticate, "Bearer realm=\"mr\"");
+    return res;
+  }
+  if (req.method() != http::verb::get && req.method() != http::verb::head) {
+    return Plain(http::status::method_not_allowed, req.version(), "only GET and HEAD are served");
+  }
+  HttpRequest request;
+  request.method.assign(req.method_string().data(), req.method_string().size());
+  if (!ParseTarget(std::string_view(req.target().data(), req.target().size()), &request)) {
+    *rejected = true;
+    return Plain(http::status::bad_request, req.version(), "malformed request target");
+  }
+  HttpResponse out;
+  try {
+    out = handler(request);
+  } catch (const std::exception& e) {
+    out = {500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n"};
+  }
+  http::response<http::string_body> res{static_cast<http::status>(out.status), req.version()};
+  res.set(http::field::content_type, out.content_type);
+  res.set(http::field::cache_control, "no-store");
+  res.body() = std::move(out.body);
+  res.keep_alive(req.keep_alive());
+  *close = !req.keep_alive();
+  res.prepare_payload();
+  if (req.method() == http::verb::head) res.body().clear();
+  return res;
+}
+
 }  // namespace
 
 std::string HtmlEscape(std::string_view text) {
@@ -201,49 +253,9 @@ asio::awaitable<void> HttpServer::Serve(tcp::socket socket) {
       ++rejected_;
       close = true;
     } else {
-      const auto& req = parser.get();
-      HttpRequest request;
-      request.method.assign(req.method_string().data(), req.method_string().size());
-      const auto auth = req.find(http::field::authorization);
-      const bool has_auth = auth != req.end();
-      const bool need_auth = options_.require_secret || !loopback_;
-      const std::string_view kBearer = "Bearer ";
-      const std::string_view given =
-          has_auth ? std::string_view(auth->value().data(), auth->value().size()) : std::string_view();
-      const bool auth_ok = has_auth && given.substr(0, kBearer.size()) == kBearer &&
-                           !options_.secret.empty() &&
-                           ConstantTimeEquals(given.substr(std::min(given.size(), kBearer.size())),
-                                              options_.secret);
-      if ((need_auth || has_auth) && !auth_ok) {
-        ++rejected_;
-        res = Plain(http::status::unauthorized, req.version(),
-                    has_auth ? "wrong credentials: send Authorization: Bearer <cluster secret>"
-                             : "credentials required: send Authorization: Bearer <cluster secret>");
-        res.set(http::field::www_authenticate, "Bearer realm=\"mr\"");
-        close = true;
-      } else if (req.method() != http::verb::get && req.method() != http::verb::head) {
-        res = Plain(http::status::method_not_allowed, req.version(), "only GET and HEAD are served");
-        close = true;
-      } else if (!ParseTarget(std::string_view(req.target().data(), req.target().size()), &request)) {
-        ++rejected_;
-        res = Plain(http::status::bad_request, req.version(), "malformed request target");
-        close = true;
-      } else {
-        HttpResponse out;
-        try {
-          out = handler_(request);
-        } catch (const std::exception& e) {
-          out = {500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n"};
-        }
-        res = http::response<http::string_body>{static_cast<http::status>(out.status), req.version()};
-        res.set(http::field::content_type, out.content_type);
-        res.set(http::field::cache_control, "no-store");
-        res.body() = std::move(out.body);
-        res.keep_alive(req.keep_alive());
-        close = !req.keep_alive();
-        res.prepare_payload();
-        if (req.method() == http::verb::head) res.body().clear();
-      }
+      bool rejected = false;
+      res = Answer(parser.get(), options_, loopback_, handler_, &close, &rejected);
+      if (rejected) ++rejected_;
     }
     auto [wec, written] = co_await http::async_write(stream, res, kTuple);
     if (wec) break;
