@@ -50,8 +50,18 @@ std::vector<Row> Rows(const pb::JobRecord& j) {
   return rows;
 }
 
-// ms since submission, or -1 when the task has no timestamp (an older record).
-int64_t Rel(int64_t ms, int64_t submit_ms) { return ms > 0 ? ms - submit_ms : -1; }
+// ms since submission for the CSV, or "" when the task has no timestamp (an
+// older record).
+std::string Rel(int64_t ms, int64_t submit_ms) { return ms > 0 ? std::to_string(ms - submit_ms) : ""; }
+
+// Seconds from submission to `ms` ("1.25"; negative when the worker's clock
+// is behind the master's), or "-" for a task without timestamps.
+std::string Seconds(int64_t ms, int64_t submit_ms) {
+  if (ms <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(ms - submit_ms) / 1000.0);
+  return buf;
+}
 
 }  // namespace
 
@@ -64,12 +74,11 @@ void PrintTasks(const pb::JobRecord& j, std::FILE* out) {
       auto it = r.phases->find(p);
       if (it != r.phases->end()) phases += p + "=" + std::to_string(it->second) + " ";
     }
-    const int64_t start = Rel(r.start_ms, j.submit_ms()), end = Rel(r.end_ms, j.submit_ms());
-    std::fprintf(out, "  %-6s %4d  %-10s %-14s %12lld %12lld %9.2f %9.2f %3d  %s\n", r.kind, r.index,
+    std::fprintf(out, "  %-6s %4d  %-10s %-14s %12lld %12lld %9s %9s %3d  %s\n", r.kind, r.index,
                  r.node.c_str(), r.locality.empty() ? "-" : r.locality.c_str(),
                  static_cast<long long>(r.in_bytes), static_cast<long long>(r.out_bytes),
-                 static_cast<double>(start) / 1000.0, static_cast<double>(end) / 1000.0, r.attempts,
-                 phases.c_str());
+                 Seconds(r.start_ms, j.submit_ms()).c_str(), Seconds(r.end_ms, j.submit_ms()).c_str(),
+                 r.attempts, phases.c_str());
   }
 }
 
@@ -80,8 +89,8 @@ void PrintTasksCsv(const pb::JobRecord& j, std::FILE* out) {
   for (const Row& r : Rows(j)) {
     std::string line = std::to_string(j.id()) + "," + r.kind + "," + std::to_string(r.index) + "," +
                        Csv(r.node) + "," + Csv(r.locality) + "," + std::to_string(r.in_bytes) + "," +
-                       std::to_string(r.out_bytes) + "," + std::to_string(Rel(r.start_ms, j.submit_ms())) +
-                       "," + std::to_string(Rel(r.end_ms, j.submit_ms())) + "," +
+                       std::to_string(r.out_bytes) + "," + Rel(r.start_ms, j.submit_ms()) + "," +
+                       Rel(r.end_ms, j.submit_ms()) + "," +
                        std::to_string(r.run_ms) + "," + std::to_string(r.attempts);
     for (const std::string& p : PhaseNames()) {
       auto it = r.phases->find(p);
