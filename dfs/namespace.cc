@@ -243,6 +243,26 @@ Status Namespace::Rename(const std::string& from, const std::string& to) {
   return Write(puts, deletes);
 }
 
+Status Namespace::SetReplication(const std::string& path, int32_t replication,
+                                 std::vector<std::pair<std::string, pb::INode>>* changed) {
+  MR_ASSIGN_OR_RETURN(pb::INode inode, Lookup(path));
+  std::vector<std::string> paths{path};
+  if (inode.kind() == pb::INode::DIR) CollectSubtree(path, &paths);
+  std::vector<std::pair<std::string, pb::INode>> updated;
+  for (const auto& p : paths) {
+    if (p == "/") continue;
+    const pb::INode& node = nodes_.at(NodeKey(p));
+    if (node.kind() != pb::INode::FILE || node.replication() == replication) continue;
+    updated.emplace_back(p, node);
+    updated.back().second.set_replication(replication);
+  }
+  std::vector<std::pair<std::string, const pb::INode*>> puts;
+  for (const auto& [p, node] : updated) puts.emplace_back(NodeKey(p), &node);
+  MR_RETURN_IF_ERROR(Write(puts, {}));
+  for (auto& u : updated) changed->push_back(std::move(u));
+  return Status::OK();
+}
+
 Result<uint64_t> Namespace::NextBlockId() {
   if (next_block_id_ >= block_id_limit_) {
     const uint64_t limit = next_block_id_ + kBlockIdBatch;

@@ -76,6 +76,14 @@ class Namespace {
   // missing, AlreadyExists if `to` exists; parents of `to` are created.
   Status Rename(const std::string& from, const std::string& to);
 
+  // Sets the replication of the file at `path`, or of every file under the
+  // directory `path` (recursively), in one synced batch; appends each
+  // changed file's path and new inode to `changed` (files that already had
+  // `replication` are left out). NotFound if `path` is missing. The caller
+  // checks that `replication` is allowed.
+  Status SetReplication(const std::string& path, int32_t replication,
+                        std::vector<std::pair<std::string, pb::INode>>* changed);
+
   // A fresh block id, never handed out before (survives restarts).
   Result<uint64_t> NextBlockId();
 

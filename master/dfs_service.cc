@@ -76,10 +76,47 @@ Status Master::Delete(const pb::PathRequest& req) {
   return Status::OK();
 }
 
+// `mrctl dfs mv`. A move that would pull an input file from under a
+// running job, or move its output or temporary directory (or the path its
+// output will be renamed to), is refused (docs/dfs.md, "mv and running
+// jobs"): the job keeps its paths from submission to the end.
 Status Master::Rename(const pb::RenameRequest& req) {
   MR_ASSIGN_OR_RETURN(std::string from, dfs::NormalizePath(req.from()));
   MR_ASSIGN_OR_RETURN(std::string to, dfs::NormalizePath(req.to()));
+  for (const std::string* p : {&from, &to}) {
+    if (const int64_t job = jobs_->JobUsing(*p); job != 0) {
+      return Status::FailedPrecondition("job " + std::to_string(job) + " is running and reads or writes '" +
+                                        *p + "': move it after the job ends (mrctl job wait " +
+                                        std::to_string(job) + ")");
+    }
+  }
   return namespace_->Rename(from, to);
+}
+
+// `mrctl dfs setrep`: the new replication goes into the namespace (synced)
+// and into every block's state, so the next ScheduleReplication copies
+// under-replicated blocks and TrimReplicas deletes surplus ones (not while
+// a running job reads the block: master.cc).
+Status Master::SetReplication(const pb::SetReplicationRequest& req, pb::SetReplicationReply* reply) {
+  MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
+  if (req.replication() < 1) {
+    return Status::InvalidArgument("replication must be at least 1, not " +
+                                   std::to_string(req.replication()));
+  }
+  MR_RETURN_IF_ERROR(CheckReplication(req.replication()));
+  std::vector<std::pair<std::string, pb::INode>> changed;
+  MR_RETURN_IF_ERROR(namespace_->SetReplication(path, req.replication(), &changed));
+  for (const auto& [file, inode] : changed) {
+    for (const auto& b : inode.blocks()) {
+      auto it = blocks_.find(b.id());
+      if (it != blocks_.end()) it->second.replication = req.replication();
+    }
+  }
+  if (!changed.empty()) {
+    spdlog::info("replication of {} file(s) at {} set to {}", changed.size(), path, req.replication());
+  }
+  reply->set_files(static_cast<int64_t>(changed.size()));
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------- writes

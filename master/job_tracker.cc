@@ -94,6 +94,30 @@ JobTracker::ActiveJob* JobTracker::Find(int64_t id) const {
 
 bool JobTracker::IsActiveInput(uint64_t block) const { return active_blocks_.count(block) > 0; }
 
+int64_t JobTracker::JobUsing(const std::string& path) const {
+  // `p` is `path`, or one is an ancestor of the other.
+  auto touches = [&path](const std::string& p) {
+    auto under = [](const std::string& a, const std::string& b) {
+      return b == "/" || a.starts_with(b + "/");
+    };
+    return p == path || under(p, path) || under(path, p);
+  };
+  for (const auto& [id, job] : active_) {
+    if (touches(job->record.spec().output()) || touches(TempDir(id))) return id;
+    for (const auto& m : job->maps) {
+      if (touches(m.split.file)) return id;
+    }
+  }
+  for (const pb::JobRecord& r : recovering_) {
+    if (touches(r.spec().output()) || touches(TempDir(r.id()))) return r.id();
+    for (const std::string& in : r.spec().inputs()) {
+      auto normalized = dfs::NormalizePath(in);
+      if (normalized.ok() && touches(*normalized)) return r.id();
+    }
+  }
+  return 0;
+}
+
 void JobTracker::ReplicaAdded(uint64_t block, const std::string& worker) {
   const sched::NodeId node = NodeOf(worker);
   if (!IsActiveInput(block) || node == sched::kNoNode) return;
@@ -148,7 +172,7 @@ int JobTracker::RunningTasks(const std::string& worker) const {
   return state_.node(node).running_maps + state_.node(node).running_reduces;
 }
 
-void JobTracker::RunningTasks(const std::string& worker, int* maps, int* reduces) const {
+void JobTracker::SlotsInUse(const std::string& worker, int* maps, int* reduces) const {
   const sched::NodeId node = NodeOf(worker);
   *maps = node == sched::kNoNode ? 0 : state_.node(node).running_maps;
   *reduces = node == sched::kNoNode ? 0 : state_.node(node).running_reduces;

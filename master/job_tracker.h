@@ -85,8 +85,8 @@ class JobTracker {
   void SetDraining(const std::string& worker, bool draining);
   // Task attempts running on `worker` now.
   int RunningTasks(const std::string& worker) const;
-  // The same by kind (the status page and /metrics).
-  void RunningTasks(const std::string& worker, int* maps, int* reduces) const;
+  // The same by kind: the map and reduce slots in use (cluster.Status).
+  void SlotsInUse(const std::string& worker, int* maps, int* reduces) const;
   // Where heartbeats, decisions and accepted tasks are counted (/metrics);
   // nullptr = nowhere. Not owned; must outlive this. Default: nullptr.
   void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
@@ -106,6 +106,10 @@ class JobTracker {
   void Tick();
   // True while a running job reads `block` (its extra replicas are kept).
   bool IsActiveInput(uint64_t block) const;
+  // The id of a running job (or one waiting to be recovered) that reads an
+  // input file, or writes its output or temporary directory, at `path`,
+  // below it or above it; 0 when none. dfs.Rename refuses such a move.
+  int64_t JobUsing(const std::string& path) const;
   // A new replica of a block (a copy landed, a prefetch among them): map
   // tasks reading it see the new location.
   void ReplicaAdded(uint64_t block, const std::string& worker);

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/version.h"
+#include "tools/cli_support.h"
 #include "common/tls.h"
 #include "master/master.h"
 
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
              "Exit status:\n"
              "  0  stopped cleanly\n"
              "  1  could not start (address in use, data_dir not writable, ...)\n"
-             "  2  the cluster file is wrong (one line says which key)\n\n"
+             "  2  bad usage, or the cluster file is wrong (one line says which key)\n\n"
              "Files:\n"
              "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-master.service\n"
              "  /var/lib/mr           the unit's state directory; master.data_dir lives under it");
@@ -29,7 +30,11 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "cluster file (TOML)")->required();
   app.add_option("--log-file", log_file, "log file (default: <master.data_dir>/master.log)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error (default: [log] level)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return mr::tools::ReportParseError(app, e, "mr-master");  // 2: bad usage
+  }
 
   auto config = mr::LoadClusterConfig(config_path);
   if (!config.ok()) {

@@ -191,6 +191,8 @@ void Master::RegisterHandlers() {
   Unary<pb::LocateRequest, pb::StatReply>(s, "dfs.Stat", [this](auto& q, auto* r) { return Stat(q, r); });
   Unary<pb::PathRequest, pb::Empty>(s, "dfs.Delete", [this](auto& q, auto*) { return Delete(q); });
   Unary<pb::RenameRequest, pb::Empty>(s, "dfs.Rename", [this](auto& q, auto*) { return Rename(q); });
+  Unary<pb::SetReplicationRequest, pb::SetReplicationReply>(
+      s, "dfs.SetReplication", [this](auto& q, auto* r) { return SetReplication(q, r); });
   Unary<pb::CreateFileRequest, pb::CreateFileReply>(s, "dfs.Create", [this](auto& q, auto* r) { return Create(q, r); });
   Unary<pb::AddBlockRequest, pb::AddBlockReply>(s, "dfs.AddBlock", [this](auto& q, auto* r) { return AddBlock(q, r); });
   Unary<pb::CompleteBlockRequest, pb::Empty>(s, "dfs.CompleteBlock", [this](auto& q, auto*) { return CompleteBlock(q); });
@@ -433,6 +435,7 @@ void Master::TrimReplicas(uint64_t id, BlockState& b) {
 Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
   reply->set_cluster_name(config_.cluster.name);
   reply->set_placement(placement_->name());
+  reply->set_scheduler(jobs_->scheduler().name());
   const auto now = Clock::now();
   for (const auto& id : worker_order_) {
     const WorkerState& st = *workers_.at(id);
@@ -444,6 +447,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
     ws->set_used_bytes(st.used_bytes);
     ws->set_free_bytes(st.free_bytes);
     ws->set_disk_problem(st.disk_problem);
+    int maps = 0, reduces = 0;
+    jobs_->SlotsInUse(id, &maps, &reduces);
+    ws->set_running_maps(maps);
+    ws->set_running_reduces(reduces);
     ws->set_last_heartbeat_ms_ago(
         st.last_heartbeat.time_since_epoch().count() == 0
             ? -1

@@ -21,7 +21,7 @@
 // replicas repaired in place (RepairCommand; replica_repair.cc).
 //
 // Threading: every handler and timer runs on the one-thread io_context given
-// to Create(), so the state needs no locks (and later schedulers need none).
+// to Create(), so the state needs no locks (nor does the hosted scheduler).
 #pragma once
 
 #include <memory>
@@ -99,6 +99,7 @@ class Master {
   Status Stat(const pb::LocateRequest& req, pb::StatReply* reply);
   Status Delete(const pb::PathRequest& req);
   Status Rename(const pb::RenameRequest& req);
+  Status SetReplication(const pb::SetReplicationRequest& req, pb::SetReplicationReply* reply);
   Status Create(const pb::CreateFileRequest& req, pb::CreateFileReply* reply);
   Status AddBlock(const pb::AddBlockRequest& req, pb::AddBlockReply* reply);
   Status CompleteBlock(const pb::CompleteBlockRequest& req);

@@ -95,7 +95,7 @@ std::string Master::ClusterPage() {
     for (const pb::WorkerStatus* w : workers) {
       const pb::WorkerInfo& i = w->worker();
       int maps = 0, reduces = 0;
-      jobs_->RunningTasks(i.id(), &maps, &reduces);
+      jobs_->SlotsInUse(i.id(), &maps, &reduces);
       std::string state = w->live() ? "live" : "dead";
       if (!w->admin_state().empty()) state += ", " + w->admin_state();
       out += "<tr>" + Cell(HtmlEscape(i.id())) + Cell(HtmlEscape(i.address())) +
@@ -187,7 +187,7 @@ std::string Master::MetricsText() {
     if (w.free_bytes >= 0) metrics_.disk_free().Add(labels).Set(static_cast<double>(w.free_bytes));
     if (!w.live) continue;
     int maps = 0, reduces = 0;
-    jobs_->RunningTasks(id, &maps, &reduces);
+    jobs_->SlotsInUse(id, &maps, &reduces);
     map_used += maps, reduce_used += reduces;
     map_total += w.info.map_slots(), reduce_total += w.info.reduce_slots();
   }

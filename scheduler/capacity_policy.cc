@@ -361,7 +361,8 @@ void CapacityPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Laun
 const PolicyInfo& CapacityPolicyInfo() {
   static const PolicyInfo info{
       "capacity",
-      "Hadoop MRv1 Capacity Scheduler, CapacityTaskScheduler (baselines.md §4)",
+      "Apache Hadoop 1.2 Capacity Scheduler (CapacityTaskScheduler, contrib/capacity-scheduler): "
+      "queues with capacities, FIFO by priority inside each",
       {{"queues", std::string("default:100"),
         "queues as name:capacity_percent[:max_capacity_percent],...; capacities sum to 100, "
         "max -1 = none; a job's pool picks its queue (unknown pools: 'default', else the first)"},

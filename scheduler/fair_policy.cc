@@ -41,8 +41,8 @@ Result<std::unique_ptr<FairPolicy>> FairPolicy::Create(const FairOptions& option
 const PolicyInfo& FairPolicyInfo() {
   static const PolicyInfo info{
       "fair",
-      "Hadoop 1.x Fair Scheduler with delay scheduling (baselines.md §3; Zaharia et al., "
-      "EuroSys'10)",
+      "Apache Hadoop 1.2 Fair Scheduler (contrib/fairscheduler) with delay scheduling: "
+      "Zaharia et al., \"Delay Scheduling: A Simple Technique for Achieving Locality and Fairness in Cluster Scheduling\", EuroSys 2010, §3-4",
       {{"node_locality_delay_ms", int64_t{-1},
         "wait for a node-local map before a datacenter-local one "
         "(mapred.fairscheduler.locality.delay.node); -1 = min(15 s, 1.5 x heartbeat)"},

@@ -29,8 +29,10 @@ Result<std::unique_ptr<FifoDelayPolicy>> FifoDelayPolicy::Create(const FifoDelay
 const PolicyInfo& FifoDelayPolicyInfo() {
   static const PolicyInfo info{
       "fifo-delay",
-      "FIFO order with delay scheduling (Matchmaking paper §II-B baseline; Zaharia et al., "
-      "EuroSys'10; baselines.md §3.3-3.4)",
+      "FIFO job order with delay scheduling, the baseline of He, Lu & Swanson, \"Matchmaking: A "
+      "New MapReduce Scheduling Technique\", IEEE CloudCom 2011, §II-B; Zaharia et al., \"Delay "
+      "Scheduling: A Simple Technique for Achieving Locality and Fairness in Cluster "
+      "Scheduling\", EuroSys 2010, §3",
       {{"delay_ms", int64_t{-1},
         "D: wait for a node-local map before a datacenter-local one, and again before any; "
         "-1 = min(15 s, 1.5 x heartbeat)"},

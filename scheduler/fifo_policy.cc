@@ -231,7 +231,8 @@ void FifoPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher
 const PolicyInfo& FifoPolicyInfo() {
   static const PolicyInfo info{
       "fifo",
-      "Hadoop MRv1 JobQueueTaskScheduler (baselines.md §2)",
+      "Apache Hadoop 1.2 default scheduler (JobQueueTaskScheduler): jobs by priority, then "
+      "submit time",
       {{"capacity_pad", 0.01,
         "fraction of the queued jobs' tasks kept free beyond the head job "
         "(mapred.jobtracker.taskalloc.capacitypad); in [0, 1]"},

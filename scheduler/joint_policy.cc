@@ -436,8 +436,8 @@ void JointPolicy::OnTick(const ClusterState& state, TimeMs, Launcher& launcher) 
 const PolicyInfo& JointPolicyInfo() {
   static const PolicyInfo info{
       "joint",
-      "Joint Scheduler: Wang & Ying, Data locality in MapReduce: A network perspective, "
-      "Algorithm 1 (§4)",
+      "Joint Scheduler: Wang & Ying, \"Data locality in MapReduce: A network perspective\", "
+      "Performance Evaluation 96, 2016, Algorithm 1 (§4)",
       {{"tick_ms", int64_t{0},
         "routing period, one time slot of the paper; 0 = the heartbeat interval"},
        {"b1", int64_t{1}, "tasks a machine queue forwards per tick (B1, §3.2; §6 uses 1); >= 1"},

@@ -156,7 +156,8 @@ std::vector<SchedulerParamSpec> JossParams() {
 
 const PolicyInfo& JossTPolicyInfo() {
   static const PolicyInfo info{
-      "joss-t", "JoSS-T: JoSS task scheduler (Fig. 4) + Task-driven Task Assigner (Fig. 5)",
+      "joss-t", 
+      "JoSS-T: Lee, Lin & Yahyapour, \"Hybrid Job-driven Scheduling for Virtual MapReduce Clusters\", IEEE Transactions on Parallel and Distributed Systems 2016, §4: the JoSS task scheduler (Fig. 4) with the Task-driven Task Assigner (Fig. 5)",
       JossParams(),
       [](const SchedulerParams& params, const SchedulerEnv&) { return MakeJoss(params, false); }};
   return info;
@@ -164,7 +165,8 @@ const PolicyInfo& JossTPolicyInfo() {
 
 const PolicyInfo& JossJPolicyInfo() {
   static const PolicyInfo info{
-      "joss-j", "JoSS-J: JoSS task scheduler (Fig. 4) + Job-driven Task Assigner (Fig. 6)",
+      "joss-j", 
+      "JoSS-J: Lee, Lin & Yahyapour, \"Hybrid Job-driven Scheduling for Virtual MapReduce Clusters\", IEEE Transactions on Parallel and Distributed Systems 2016, §4: the JoSS task scheduler (Fig. 4) with the Job-driven Task Assigner (Fig. 6)",
       JossParams(),
       [](const SchedulerParams& params, const SchedulerEnv&) { return MakeJoss(params, true); }};
   return info;

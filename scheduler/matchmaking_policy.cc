@@ -127,7 +127,8 @@ PolicyInfo MatchmakingPolicyInfo(std::string name, std::string paper,
 const PolicyInfo& FifoMatchmakingPolicyInfo() {
   static const PolicyInfo info = MatchmakingPolicyInfo(
       "fifo-matchmaking",
-      "Matchmaking (He, Lu, Swanson 2011, paper 003 §III, Algs. 1-2) over Hadoop's FIFO job order",
+      "Matchmaking: He, Lu & Swanson, \"Matchmaking: A New MapReduce Scheduling Technique\", IEEE CloudCom 2011, §III, Algs. 1-2; over "
+      "Hadoop's FIFO job order",
       [] { return std::make_unique<FifoOrder>(); });
   return info;
 }
@@ -135,8 +136,8 @@ const PolicyInfo& FifoMatchmakingPolicyInfo() {
 const PolicyInfo& FairMatchmakingPolicyInfo() {
   static const PolicyInfo info = MatchmakingPolicyInfo(
       "fair-matchmaking",
-      "Matchmaking (He, Lu, Swanson 2011, paper 003 §III, Algs. 1-2) over the Hadoop Fair "
-      "Scheduler's job order (baselines.md §3.3)",
+      "Matchmaking: He, Lu & Swanson, \"Matchmaking: A New MapReduce Scheduling Technique\", IEEE CloudCom 2011, §III, Algs. 1-2; over "
+      "the Hadoop Fair Scheduler's job order",
       [] { return std::make_unique<FairOrder>(); });
   return info;
 }

@@ -404,7 +404,8 @@ PolicyInfo PandasPolicyInfo(std::string name, std::string paper,
 
 const PolicyInfo& FifoPandasPolicyInfo() {
   static const PolicyInfo info = PandasPolicyInfo(
-      "fifo-pandas", "Pandas (paper 001, §IV, Algs. 1-2, Eq. 1) over Hadoop's FIFO job order",
+      "fifo-pandas", 
+      "Pandas: Xie, Pundir, Lu, Abad & Campbell, \"Pandas: Robust Locality-Aware Scheduling With Stochastic Delay Optimality\", IEEE/ACM Transactions on Networking 2017, §IV, Algs. 1-2, Eq. 1; over Hadoop's FIFO job order",
       [] { return std::make_unique<FifoOrder>(); });
   return info;
 }
@@ -412,8 +413,8 @@ const PolicyInfo& FifoPandasPolicyInfo() {
 const PolicyInfo& FairPandasPolicyInfo() {
   static const PolicyInfo info = PandasPolicyInfo(
       "fair-pandas",
-      "Pandas (paper 001, §IV, Algs. 1 and 3, Eq. 1) over the Hadoop Fair Scheduler's job "
-      "order (baselines.md §3.3)",
+      "Pandas: Xie, Pundir, Lu, Abad & Campbell, \"Pandas: Robust Locality-Aware Scheduling With Stochastic Delay Optimality\", IEEE/ACM Transactions on Networking 2017, §IV, Algs. 1 and 3, Eq. 1; over the Hadoop Fair "
+      "Scheduler's job order",
       [] { return std::make_unique<FairOrder>(); });
   return info;
 }

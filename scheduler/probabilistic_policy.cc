@@ -276,8 +276,8 @@ void ProbabilisticPolicy::Assign(const ClusterState& state, const Heartbeat& hb,
 const PolicyInfo& ProbabilisticPolicyInfo() {
   static const PolicyInfo info{
       "probabilistic",
-      "Probabilistic network-aware task placement (Shen, Sarker, Yu & Deng, paper 002, §II, "
-      "Algs. 1-2, Eqs. 1-5) over the Hadoop Fair Scheduler's (or FIFO) job order",
+      "Shen, Sarker, Yu & Deng, \"Probabilistic Network-Aware Task Placement for MapReduce "
+      "Scheduling\", IEEE CLUSTER 2016, §II, Algs. 1-2, Eqs. 1-5; over the Hadoop Fair Scheduler's (or FIFO) job order",
       {
           {"p_min", 0.4, "P_min: skip an offer whose launch probability is below it (§III: 0.4)"},
           {"max_skips", int64_t{0},

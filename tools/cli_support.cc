@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +72,66 @@ std::string HumanBytes(int64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
   return buf;
+}
+
+namespace {
+
+// "put, get, ls": the visible subcommands of `app`.
+std::string SubcommandList(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  }
+  return out;
+}
+
+// CLI11's message, its first letter lowered to continue our line.
+std::string Lowered(std::string what) {
+  if (!what.empty() && std::isupper(static_cast<unsigned char>(what[0])) &&
+      !(what.size() > 1 && std::isupper(static_cast<unsigned char>(what[1])))) {
+    what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  }
+  return what;
+}
+
+}  // namespace
+
+int ReportParseError(const CLI::App& app, const CLI::ParseError& e, const std::string& program) {
+  if (e.get_exit_code() == 0) return const_cast<CLI::App&>(app).exit(e);  // --help, --version
+  // The command the words chose: the deepest subcommand parsed.
+  const CLI::App* leaf = &app;
+  std::string path = program;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CLI::App* sub : leaf->get_subcommands()) {
+      leaf = sub;
+      path += " " + sub->get_name();
+      deeper = true;
+      break;
+    }
+  }
+  std::string stray;  // the first word no command or option took
+  for (const std::string& w : app.remaining(true)) {
+    if (!w.empty() && w[0] != '-') {
+      stray = w;
+      break;
+    }
+  }
+  const std::string subs = SubcommandList(*leaf);
+  const std::string rel = path.substr(program.size() + (path == program ? 0 : 1));  // "dfs", or ""
+  const std::string prefix = rel.empty() ? "" : rel + ": ";
+  const bool wants_command = !subs.empty() && leaf->get_subcommands().empty();
+  std::string line;
+  if (wants_command && !stray.empty()) {
+    line = "no such command '" + (rel.empty() ? "" : rel + " ") + stray + "' (" +
+           (rel.empty() ? "" : rel + " ") + "commands: " + subs + ")";
+  } else if (wants_command && leaf->get_require_subcommand_min() > 0) {
+    line = prefix + "a command is required (" + subs + "); see " + path + " --help";
+  } else {
+    line = prefix + Lowered(e.what()) + "; see " + path + " --help";
+  }
+  std::fprintf(stderr, "%s: %s\n", program.c_str(), line.c_str());
+  return 2;
 }
 
 Status WriteFully(int fd, std::span<const char> data) {

@@ -1,9 +1,12 @@
-// Helpers shared by mrctl's commands: finding the cluster, sizes, output.
+// Helpers shared by mrctl's commands (finding the cluster, sizes, output)
+// and by every binary's main (usage errors).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "common/config.h"
 #include "common/status.h"
@@ -22,6 +25,15 @@ Result<int64_t> ParseBytes(const std::string& text);
 
 // "1.5 GiB" style, for humans.
 std::string HumanBytes(int64_t bytes);
+
+// Reports a CLI11 parse error as mr's binaries report errors: one line
+// "<program>: <what is wrong>; <the fix>" on stderr — an unknown command
+// word gets "no such command 'dfs frob'" with the valid ones, a missing
+// one the list to choose from, anything else CLI11's words and the
+// command's `--help` — and returns the exit code: 0 after --help or
+// --version (which CLI11 prints as usual), else 2 (bad usage). Called by
+// the mains of mrctl, mr-master and mr-worker around `app.parse`.
+int ReportParseError(const CLI::App& app, const CLI::ParseError& e, const std::string& program);
 
 // Writes all of `data` to a file descriptor.
 Status WriteFully(int fd, std::span<const char> data);

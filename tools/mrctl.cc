@@ -1,15 +1,10 @@
 // mrctl: the one client. `mrctl --help` lists the commands.
 //
 // Exit codes: 0 success, 1 the operation failed, 2 bad usage or config.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <set>
+#include <streambuf>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -25,6 +20,7 @@
 #include "tools/completion.h"
 #include "tools/datagen.h"
 #include "tools/mrctl_common.h"
+#include "tools/progress.h"
 
 namespace {
 
@@ -33,209 +29,6 @@ using mr::tools::Fail;
 using mr::tools::Target;
 using mr::tools::WithClient;
 using nlohmann::json;
-namespace fs = std::filesystem;
-
-json InodeJson(const std::string& path, const mr::pb::INode& inode) {
-  json j = {{"path", path},
-            {"type", inode.kind() == mr::pb::INode::DIR ? "dir" : "file"},
-            {"mtime_ms", inode.mtime_ms()}};
-  if (inode.kind() == mr::pb::INode::FILE) {
-    j["length"] = inode.length();
-    j["replication"] = inode.replication();
-    j["block_size"] = inode.block_size();
-    j["input_type"] = inode.input_type();
-    j["datacenter"] = inode.datacenter();  // replica 1 pinned here by the put; "" = none
-  }
-  return j;
-}
-
-// ------------------------------------------------------------------ dfs
-
-mr::awaitable<Status> Put(mr::dfs::DfsClient& c, std::vector<std::string> locals, std::string dst,
-                          mr::dfs::PutOptions options) {
-  MR_CO_RETURN_IF_ERROR(co_await mr::tools::InferLocation(c));
-  auto normalized = mr::dfs::NormalizePath(dst);
-  if (!normalized.ok()) co_return normalized.status();
-  const bool dir_syntax = dst.ends_with("/");  // "put a /newdir/" means into /newdir
-  dst = *normalized;
-  for (const auto& l : locals) {
-    if (!fs::is_regular_file(l)) co_return Status::NotFound("local file '" + l + "' does not exist or is not a regular file");
-  }
-  auto existing = co_await c.Stat(dst);
-  if (existing.ok() && existing->inode().kind() == mr::pb::INode::FILE &&
-      (locals.size() > 1 || dir_syntax)) {
-    co_return Status::FailedPrecondition("'" + dst + "' is a file, not a directory");
-  }
-  bool into_dir = locals.size() > 1 || dir_syntax ||
-                  (existing.ok() && existing->inode().kind() == mr::pb::INode::DIR);
-  if (into_dir && !existing.ok()) MR_CO_RETURN_IF_ERROR(co_await c.Mkdir(dst, true));
-  for (const auto& l : locals) {
-    const std::string target = into_dir ? (dst == "/" ? "" : dst) + "/" + fs::path(l).filename().string() : dst;
-    MR_CO_RETURN_IF_ERROR(co_await c.Put(l, target, options));
-  }
-  co_return Status::OK();
-}
-
-// Streams a file, or every file of a directory in name order (part-00000, …).
-// `sink` by value: callers pass temporaries, and a coroutine outlives them.
-mr::awaitable<Status> Cat(mr::dfs::DfsClient& c, std::string path, mr::dfs::ByteSink sink) {
-  MR_CO_RETURN_IF_ERROR(co_await mr::tools::InferLocation(c));
-  auto stat = co_await c.Stat(path);
-  if (!stat.ok()) co_return stat.status();
-  if (stat->inode().kind() == mr::pb::INode::FILE) co_return co_await c.Read(path, sink);
-  auto list = co_await c.List(path);
-  if (!list.ok()) co_return list.status();
-  for (const auto& e : list->entries()) {
-    if (e.inode().kind() != mr::pb::INode::FILE || e.name().starts_with("_") || e.name().starts_with(".")) continue;
-    MR_CO_RETURN_IF_ERROR(co_await c.Read(stat->path() + (stat->path() == "/" ? "" : "/") + e.name(), sink));
-  }
-  co_return Status::OK();
-}
-
-// dfs cat|get --stats: after the read, one line on stderr per datacenter
-// other than mrctl's that blocks were read from, with the read rate
-// estimate that ordered its replicas (docs/dfs.md, "Where reads come from").
-void PrintReadStats(const mr::dfs::DfsClient& c) {
-  const std::string& here = c.location().datacenter;
-  if (here.empty()) {
-    std::fprintf(stderr,
-                 "mrctl: read stats: mrctl does not know its datacenter (--datacenter): "
-                 "replicas were read in the master's order and not timed\n");
-    return;
-  }
-  const auto stats = c.link_rates().Stats();
-  if (stats.empty()) {
-    std::fprintf(stderr, "mrctl: read stats: nothing read from outside %s\n", here.c_str());
-  }
-  for (const auto& s : stats) {
-    std::fprintf(stderr,
-                 "mrctl: read stats: %s -> %s: %lld reads, %lld bytes, %lld rate samples, "
-                 "estimate %.2f MB/s\n",
-                 s.datacenter.c_str(), here.c_str(), static_cast<long long>(s.reads),
-                 static_cast<long long>(s.bytes), static_cast<long long>(s.samples),
-                 s.estimate / 1e6);
-  }
-}
-
-// Awaits `read`, then prints the read stats when asked, whether or not the
-// read succeeded. `read` by value: the caller's awaitable is a temporary.
-mr::awaitable<Status> WithReadStats(mr::dfs::DfsClient& c, mr::awaitable<Status> read, bool stats) {
-  Status s = co_await std::move(read);
-  if (stats) PrintReadStats(c);
-  co_return s;
-}
-
-mr::awaitable<Status> Get(mr::dfs::DfsClient& c, const std::string& src, std::string local) {
-  if (fs::is_directory(local)) {
-    auto normalized = mr::dfs::NormalizePath(src);
-    if (!normalized.ok()) co_return normalized.status();
-    const std::string base = mr::dfs::BaseName(*normalized);
-    local = (fs::path(local) / (base.empty() ? "root" : base)).string();
-  }
-  const std::string tmp = local + ".mrctl-partial";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) co_return Status::IOError("cannot create '" + tmp + "': " + std::strerror(errno));
-  Status s = co_await Cat(c, src, [fd](std::span<const char> d) { return mr::tools::WriteFully(fd, d); });
-  if (::close(fd) != 0 && s.ok()) s = Status::IOError("close '" + tmp + "': " + std::strerror(errno));
-  if (s.ok() && std::rename(tmp.c_str(), local.c_str()) != 0) {
-    s = Status::IOError("rename to '" + local + "': " + std::strerror(errno));
-  }
-  if (!s.ok()) ::unlink(tmp.c_str());  // never leave a partial copy behind
-  co_return s;
-}
-
-mr::awaitable<Status> Ls(mr::dfs::DfsClient& c, const std::string& path, bool as_json) {
-  auto list = co_await c.List(path);
-  if (!list.ok()) co_return list.status();
-  json out = json::array();
-  for (const auto& e : list->entries()) {
-    if (as_json) {
-      out.push_back(InodeJson(e.name(), e.inode()));
-      continue;
-    }
-    const bool dir = e.inode().kind() == mr::pb::INode::DIR;
-    std::printf("%s %14s  %-4s  %s%s\n", dir ? "d" : "-", dir ? "-" : std::to_string(e.inode().length()).c_str(),
-                dir ? "" : e.inode().input_type().c_str(), e.name().c_str(), dir ? "/" : "");
-  }
-  if (as_json) std::printf("%s\n", out.dump(2).c_str());
-  co_return Status::OK();
-}
-
-// For each datacenter, how many of the file's blocks have a live replica
-// there (good or corrupt), by datacenter name.
-std::map<std::string, int> BlocksByDatacenter(const mr::pb::StatReply& stat) {
-  std::map<std::string, int> count;
-  for (const auto& b : stat.blocks()) {
-    std::set<std::string> dcs;
-    for (const auto& r : b.replicas()) dcs.insert(r.datacenter());
-    for (const auto& r : b.corrupt_replicas()) dcs.insert(r.datacenter());
-    for (const auto& dc : dcs) ++count[dc];
-  }
-  return count;
-}
-
-mr::awaitable<Status> StatCmd(mr::dfs::DfsClient& c, const std::string& path, bool as_json) {
-  auto stat = co_await c.Stat(path);
-  if (!stat.ok()) co_return stat.status();
-  const auto& inode = stat->inode();
-  if (as_json) {
-    json j = InodeJson(stat->path(), inode);
-    json blocks = json::array();
-    for (const auto& b : stat->blocks()) {
-      json replicas = json::array(), dcs = json::array();
-      for (const auto& r : b.replicas()) {
-        replicas.push_back(r.node_id());
-        dcs.push_back(r.datacenter());
-      }
-      json corrupt = json::array();
-      for (const auto& r : b.corrupt_replicas()) corrupt.push_back(r.node_id());
-      blocks.push_back({{"id", b.id()}, {"offset", b.offset()}, {"bytes", b.bytes()},
-                        {"replicas", replicas}, {"datacenters", dcs},
-                        {"corrupt_replicas", corrupt}});
-    }
-    if (inode.kind() == mr::pb::INode::FILE) {
-      j["blocks"] = blocks;
-      json by_dc = json::object();
-      for (const auto& [dc, n] : BlocksByDatacenter(*stat)) by_dc[dc] = n;
-      j["blocks_by_datacenter"] = by_dc;
-    }
-    std::printf("%s\n", j.dump(2).c_str());
-    co_return Status::OK();
-  }
-  if (inode.kind() == mr::pb::INode::DIR) {
-    std::printf("%s: directory\n", stat->path().c_str());
-    co_return Status::OK();
-  }
-  std::printf("%s: file, %lld bytes (%s), type %s, replication %d, block size %s, %d blocks\n",
-              stat->path().c_str(), static_cast<long long>(inode.length()),
-              mr::tools::HumanBytes(inode.length()).c_str(), inode.input_type().c_str(),
-              inode.replication(), mr::tools::HumanBytes(inode.block_size()).c_str(),
-              stat->blocks_size());
-  std::printf("%6s %10s %14s %12s  %s\n", "block", "id", "offset", "bytes", "replicas (datacenter)");
-  for (int i = 0; i < stat->blocks_size(); ++i) {
-    const auto& b = stat->blocks(i);
-    std::string where;
-    for (const auto& r : b.replicas()) where += r.node_id() + "(" + r.datacenter() + ") ";
-    if (b.replicas().empty() && !b.corrupt_replicas().empty()) where = "NO GOOD REPLICA ";
-    for (const auto& r : b.corrupt_replicas()) {
-      where += r.node_id() + "(" + r.datacenter() + ",corrupt) ";
-    }
-    if (where.empty()) where = "NO LIVE REPLICA";
-    std::printf("%6d %10llu %14lld %12lld  %s\n", i, static_cast<unsigned long long>(b.id()),
-                static_cast<long long>(b.offset()), static_cast<long long>(b.bytes()), where.c_str());
-  }
-  std::string by_dc;
-  for (const auto& [dc, n] : BlocksByDatacenter(*stat)) {
-    by_dc += (by_dc.empty() ? "" : ", ") + dc + " " + std::to_string(n) + "/" +
-             std::to_string(stat->blocks_size());
-  }
-  if (!by_dc.empty()) std::printf("blocks with a live replica in: %s\n", by_dc.c_str());
-  if (!inode.datacenter().empty()) {
-    std::printf("replica 1 of every block placed in %s (dfs put --datacenter)\n",
-                inode.datacenter().c_str());
-  }
-  co_return Status::OK();
-}
 
 mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
   auto st = co_await c.ClusterStatus();
@@ -251,25 +44,40 @@ mr::awaitable<Status> ClusterStatus(mr::dfs::DfsClient& c, bool as_json) {
                          {"last_heartbeat_ms_ago", w.last_heartbeat_ms_ago()},
                          {"free_bytes", w.free_bytes()}, {"writable", w.disk_problem().empty()},
                          {"disk_problem", w.disk_problem()},
+                         {"running_maps", w.running_maps()}, {"running_reduces", w.running_reduces()},
                          {"admin_state", w.admin_state().empty() ? "in-service" : w.admin_state()}});
     }
-    json j = {{"cluster", st->cluster_name()}, {"placement", st->placement()}, {"files", st->files()},
+    json j = {{"cluster", st->cluster_name()}, {"placement", st->placement()},
+              {"scheduler", st->scheduler()}, {"files", st->files()},
               {"blocks", st->blocks()}, {"under_replicated_blocks", st->under_replicated_blocks()},
               {"workers", workers}};
     std::printf("%s\n", j.dump(2).c_str());
     co_return Status::OK();
   }
+  int maps = 0, map_slots = 0, reduces = 0, reduce_slots = 0;
+  for (const auto& w : st->workers()) {
+    if (!w.live()) continue;
+    maps += w.running_maps();
+    reduces += w.running_reduces();
+    map_slots += w.worker().map_slots();
+    reduce_slots += w.worker().reduce_slots();
+  }
   std::printf("cluster %s: %lld files, %lld blocks (%lld under-replicated), placement %s\n",
               st->cluster_name().c_str(), static_cast<long long>(st->files()),
               static_cast<long long>(st->blocks()), static_cast<long long>(st->under_replicated_blocks()),
               st->placement().c_str());
+  std::printf("scheduler %s; slots in use: maps %d/%d, reduces %d/%d (live workers)\n",
+              st->scheduler().c_str(), maps, map_slots, reduces, reduce_slots);
+  // maps and reds: slots in use / slots.
   std::printf("%-8s %-21s %-8s %-6s %5s %5s %-5s %8s %12s  %s\n", "worker", "address", "dc", "rack", "maps",
               "reds", "state", "blocks", "disk used", "admin");
   for (const auto& w : st->workers()) {
-    std::printf("%-8s %-21s %-8s %-6s %5d %5d %-5s %8lld %12s  %s\n", w.worker().id().c_str(),
+    const std::string m = std::to_string(w.running_maps()) + "/" + std::to_string(w.worker().map_slots());
+    const std::string r = std::to_string(w.running_reduces()) + "/" + std::to_string(w.worker().reduce_slots());
+    std::printf("%-8s %-21s %-8s %-6s %5s %5s %-5s %8lld %12s  %s\n", w.worker().id().c_str(),
                 w.worker().address().c_str(), w.worker().datacenter().c_str(),
-                w.worker().rack().empty() ? "-" : w.worker().rack().c_str(), w.worker().map_slots(),
-                w.worker().reduce_slots(), w.live() ? "live" : "dead", static_cast<long long>(w.blocks()),
+                w.worker().rack().empty() ? "-" : w.worker().rack().c_str(), m.c_str(),
+                r.c_str(), w.live() ? "live" : "dead", static_cast<long long>(w.blocks()),
                 mr::tools::HumanBytes(w.used_bytes()).c_str(),
                 w.admin_state().empty() ? "in-service" : w.admin_state().c_str());
   }
@@ -347,6 +155,37 @@ int Jobs(bool as_json) {
   return 0;
 }
 
+// Forwards to another stream buffer and reports the bytes written so far
+// every 1 MiB (gen's progress; datagen writes to any std::ostream).
+class CountingBuf : public std::streambuf {
+ public:
+  CountingBuf(std::streambuf* to, std::function<void(int64_t)> report) : to_(to), report_(std::move(report)) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    Count(1);
+    return to_->sputc(traits_type::to_char_type(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    Count(n);
+    return to_->sputn(s, n);
+  }
+  int sync() override { return to_->pubsync(); }
+
+ private:
+  void Count(std::streamsize n) {
+    done_ += n;
+    if (done_ - reported_ >= (1 << 20)) {
+      reported_ = done_;
+      report_(done_);
+    }
+  }
+  std::streambuf* to_;
+  std::function<void(int64_t)> report_;
+  int64_t done_ = 0, reported_ = 0;
+};
+
 int Gen(const std::string& kind_name, const std::string& size_text, uint64_t seed, const std::string& out) {
   auto kind = mr::tools::ParseGenKind(kind_name);
   if (!kind.ok()) return Fail(kind.status(), 2);
@@ -354,109 +193,28 @@ int Gen(const std::string& kind_name, const std::string& size_text, uint64_t see
   if (!bytes.ok()) return Fail(bytes.status(), 2);
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
   if (!file) return Fail(Status::IOError("cannot create '" + out + "'"));
-  Status s = mr::tools::Generate(*kind, *bytes, seed, file);
+  mr::tools::Progress progress("gen " + out);
+  CountingBuf counting(file.rdbuf(), [&](int64_t done) { progress.Bytes(done, *bytes); });
+  std::ostream counted(&counting);
+  Status s = mr::tools::Generate(*kind, *bytes, seed, counted);
+  counted.flush();
   file.close();
-  if (s.ok() && !file) s = Status::IOError("write to '" + out + "' failed");
+  progress.Finish();
+  if (s.ok() && (!file || !counted)) s = Status::IOError("write to '" + out + "' failed");
   return s.ok() ? 0 : Fail(s);
 }
 
 }  // namespace
 
-// Every option of every command; CLI11 writes into it while parsing.
+// The options of the commands in this file; CLI11 writes into it while parsing.
 struct Options {
   Target target;
-  std::vector<std::string> put_paths;  // LOCAL... DFSPATH
-  int replication = 0;
-  std::string block_size;
-  bool force = false;
-  std::string path = "/";              // the DFS path of ls, cat, rm, mkdir, stat, get
-  std::string local;                   // get's destination
-  bool recursive = false;              // rm -r
-  bool parents = false;                // mkdir -p
   bool json = false;
+  bool quiet = false;                  // --quiet: no progress lines
   std::string gen_kind, gen_size, gen_out;
   uint64_t seed = 1;
   std::string worker_id;               // cluster decommission|recommission
-  std::string put_datacenter;          // dfs put --datacenter
-  bool read_stats = false;             // dfs cat|get --stats
 };
-
-int RunPut(Options& o) {
-  mr::dfs::PutOptions put;
-  put.replication = o.replication;
-  put.overwrite = o.force;
-  put.datacenter = o.put_datacenter;
-  if (!o.block_size.empty()) {
-    auto b = mr::tools::ParseBytes(o.block_size);
-    if (!b.ok()) return Fail(b.status(), 2);
-    put.block_size = *b;
-  }
-  std::vector<std::string> locals(o.put_paths.begin(), o.put_paths.end() - 1);
-  return WithClient(o.target, [&](auto& c) { return Put(c, locals, o.put_paths.back(), put); });
-}
-
-// Adds the `dfs` commands. Each callback stores what to run in *action.
-void AddDfsCommands(CLI::App& app, Options& o, std::function<int()>* action) {
-  auto on = [action](CLI::App* cmd, std::function<int()> fn) {
-    cmd->callback([action, fn] { *action = fn; });
-  };
-  auto* dfs = app.add_subcommand("dfs", "the distributed file system")->require_subcommand(1);
-
-  auto* put = dfs->add_subcommand("put", "copy local files into the DFS");
-  put->add_option("paths", o.put_paths, "LOCAL... DFSPATH (a DFSPATH ending in / is a directory)")
-      ->required()->expected(2, -1);
-  put->add_option("-r,--replication", o.replication, "replicas per block (default: cluster file)");
-  put->add_option("-b,--block-size", o.block_size, "block size, e.g. 64M (default: cluster file)");
-  put->add_flag("-f,--force", o.force, "overwrite an existing file");
-  put->add_option("--datacenter", o.put_datacenter,
-                  "put replica 1 of every block in this datacenter (default: the placement "
-                  "policy decides)");
-  on(put, [&o] { return RunPut(o); });
-
-  auto* get = dfs->add_subcommand("get", "copy a DFS file (or a directory's files, concatenated) to a local file");
-  get->add_option("DFSPATH", o.path, "the DFS file or directory")->required();
-  get->add_option("LOCAL", o.local, "the local file (or directory to put it in)")->required();
-  get->add_flag("--stats", o.read_stats,
-                "after the copy, print on stderr the bytes read from each other datacenter and "
-                "its measured read rate");
-  on(get, [&o] {
-    return WithClient(
-        o.target, [&](auto& c) { return WithReadStats(c, Get(c, o.path, o.local), o.read_stats); });
-  });
-
-  auto* cat = dfs->add_subcommand("cat", "print a DFS file, or a directory's files in name order");
-  cat->add_option("PATH", o.path, "a DFS file or directory")->required();
-  cat->add_flag("--stats", o.read_stats,
-                "after the file, print on stderr the bytes read from each other datacenter and "
-                "its measured read rate");
-  on(cat, [&o] {
-    return WithClient(o.target, [&](auto& c) {
-      return WithReadStats(
-          c, Cat(c, o.path, [](std::span<const char> d) { return mr::tools::WriteFully(1, d); }),
-          o.read_stats);
-    });
-  });
-
-  auto* ls = dfs->add_subcommand("ls", "list a directory");
-  ls->add_option("PATH", o.path, "a DFS directory (default: /)");
-  ls->add_flag("--json", o.json, "print JSON");
-  on(ls, [&o] { return WithClient(o.target, [&](auto& c) { return Ls(c, o.path, o.json); }); });
-
-  auto* rm = dfs->add_subcommand("rm", "remove a file or directory");
-  rm->add_option("PATH", o.path, "a DFS file or directory")->required();
-  rm->add_flag("-r,--recursive", o.recursive, "remove a non-empty directory and everything in it");
-  on(rm, [&o] { return WithClient(o.target, [&](auto& c) { return c.Delete(o.path, o.recursive); }); });
-
-  auto* mkdir = dfs->add_subcommand("mkdir", "make a directory");
-  mkdir->add_option("PATH", o.path, "the DFS directory to make")->required();
-  mkdir->add_flag("-p,--parents", o.parents, "make parents as needed; no error if it exists");
-  on(mkdir, [&o] { return WithClient(o.target, [&](auto& c) { return c.Mkdir(o.path, o.parents); }); });
-
-  auto* stat = dfs->add_subcommand("stat", "show a file's type tag and every block with its replicas");
-  stat->add_option("PATH", o.path, "a DFS file or directory")->required();
-  stat->add_flag("--json", o.json, "print JSON");
-  on(stat, [&o] { return WithClient(o.target, [&](auto& c) { return StatCmd(c, o.path, o.json); }); });
-}
 
 int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::err);
@@ -479,8 +237,10 @@ int main(int argc, char** argv) {
                  "node (default: inferred from the workers' addresses)");
   app.add_option("--rack", o.target.rack,
                  "mrctl's rack in its datacenter, to prefer replicas there (default: none)");
+  app.add_flag("-q,--quiet", o.quiet,
+               "no progress lines on stderr (dfs put/get/cat, gen, job run --wait, job wait)");
   std::function<int()> action;
-  AddDfsCommands(app, o, &action);
+  mr::tools::AddDfsCommands(app, o.target, &action);
   mr::tools::AddCertCommands(app, &action);
   mr::tools::JobCommandOptions job_options;
   mr::tools::AddJobCommands(app, o.target, job_options, &action);
@@ -545,7 +305,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return mr::tools::ReportParseError(app, e, "mrctl");
   }
+  mr::tools::SetProgressEnabled(!o.quiet);
   return action ? action() : 2;
 }

@@ -30,7 +30,16 @@ Status Target::Resolve() {
   } else if (master_flag.empty()) {
     return path.status();
   } else {
-    if (const char* secret = std::getenv("MR_SECRET")) rpc.secret = secret;
+    // Unset is a mistake (every connection would fail the handshake); set
+    // but empty is a cluster without a secret (loopback only).
+    const char* secret = std::getenv("MR_SECRET");
+    if (secret == nullptr) {
+      return Status::InvalidArgument(
+          "$MR_SECRET is unset: with --master and no --config mrctl takes the cluster's secret "
+          "from it (export MR_SECRET=<the cluster file's secret>, MR_SECRET= for a cluster "
+          "without one, or pass --config FILE)");
+    }
+    rpc.secret = secret;
     rpc.peer_name = "mrctl";
   }
   if (!master_flag.empty()) {

@@ -1,6 +1,7 @@
 // What mrctl's command files share: the cluster an invocation talks to, and
-// how a command reports failure. (mrctl.cc: dfs, cluster, registry and gen
-// commands; mrctl_jobs.cc: job and history commands.)
+// how a command reports failure. (mrctl.cc: main, cluster, registry and gen
+// commands; mrctl_dfs.cc and mrctl_dfs_verbs.cc: dfs; mrctl_jobs.cc: job
+// and history commands.)
 #pragma once
 
 #include <functional>
@@ -67,6 +68,9 @@ struct JobCommandOptions {
 };
 void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
                     std::function<int()>* action);
+
+// `mrctl dfs ...` (mrctl_dfs.cc, mrctl_dfs_verbs.cc).
+void AddDfsCommands(CLI::App& app, Target& target, std::function<int()>* action);
 
 // `mrctl cert init|issue` (mrctl_cert.cc).
 void AddCertCommands(CLI::App& app, std::function<int()>* action);

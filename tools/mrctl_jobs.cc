@@ -3,9 +3,11 @@
 // `job run` checks what it can before submitting (the job exists, its
 // parameters are valid), runs the job's Plan() on a sample of the input
 // (Sort's split points), submits, and with --wait follows the job to its end
-// with a progress line when stderr is a terminal.
+// with a progress line (tools/progress.h); `job wait` follows a job
+// submitted earlier the same way.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -20,6 +22,7 @@
 #include "tools/cli_support.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_tasks.h"
+#include "tools/progress.h"
 
 namespace mr::tools {
 namespace {
@@ -46,6 +49,21 @@ std::string PolicyText(const pb::JobRecord& r) {
   return r.scheduler() + (params.empty() ? "" : "(" + params + ")");
 }
 
+// Milliseconds since the epoch on this machine's clock.
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A job's turnaround so far: its JTT once it ended; while it runs, the time
+// since it was submitted (the master's clock at submission, this machine's
+// now).
+int64_t ElapsedMs(const pb::JobRecord& r, const master::JobFigures& f) {
+  if (r.end_ms() > 0 || r.state() != "running") return f.jtt_ms;
+  return std::max<int64_t>(0, NowMs() - r.submit_ms());
+}
+
 // A job record as JSON: the field names docs/jobs.md documents.
 // start_ms, end_ms (ms since the epoch) and phase_ms of a task record.
 template <typename TaskRecord>
@@ -70,7 +88,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"scheduler_params", SchedulerParamsJson(r)},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
       {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
-      {"jtt_ms", f.jtt_ms}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
+      {"jtt_ms", f.jtt_ms}, {"elapsed_ms", ElapsedMs(r, f)}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
       {"reduces_total", r.reduces_total()}, {"reduces_done", r.reduces_done()},
       {"maps_node_local", r.maps_node_local()}, {"maps_rack_local", r.maps_rack_local()},
       {"maps_dc_local", r.maps_dc_local()}, {"maps_off_dc", r.maps_off_dc()},
@@ -113,9 +131,10 @@ void PrintJob(const pb::JobRecord& r) {
               r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
   std::printf("  output %s, scheduler %s, input %s (%s)\n", r.spec().output().c_str(),
               PolicyText(r).c_str(), HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
-  std::printf("  maps %d/%d, reduces %d/%d, JTT %.1f s, failed attempts %d\n", r.maps_done(),
+  std::printf("  maps %d/%d, reduces %d/%d, %s %.1f s, failed attempts %d\n", r.maps_done(),
               r.maps_total(), r.reduces_done(), r.reduces_total(),
-              static_cast<double>(f.jtt_ms) / 1000.0, r.failed_attempts());
+              r.state() == "running" ? "running for" : "JTT",
+              static_cast<double>(ElapsedMs(r, f)) / 1000.0, r.failed_attempts());
   std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
               f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
   std::printf(
@@ -192,16 +211,27 @@ awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vecto
   co_return lines;
 }
 
-// Follows a job to its end; a progress line on a terminal. While the
-// master cannot be reached (it restarts, and recovers the job), asks again
-// with backoff (0.25 s doubling to 5 s) for up to kReconnectFor, saying so
-// once on stderr.
+// One progress update for a followed job: the fraction of its tasks done,
+// and how far it is.
+void ShowJobProgress(Progress& progress, const pb::JobRecord& r) {
+  const int total = r.maps_total() + r.reduces_total();
+  const double secs = static_cast<double>(ElapsedMs(r, master::Figures(r))) / 1000.0;
+  char text[160];
+  std::snprintf(text, sizeof text, "%s, maps %d/%d, reduces %d/%d, %.1f MB/s, %.1f s", r.state().c_str(),
+                r.maps_done(), r.maps_total(), r.reduces_done(), r.reduces_total(),
+                secs > 0 ? static_cast<double>(r.bytes_read()) / 1e6 / secs : 0.0, secs);
+  progress.Update(total > 0 ? static_cast<double>(r.maps_done() + r.reduces_done()) / total : -1.0, text);
+}
+
+// Follows a job to its end, with a progress line (tools/progress.h). While
+// the master cannot be reached (it restarts, and recovers the job), asks
+// again with backoff (0.25 s doubling to 5 s) for up to kReconnectFor,
+// saying so once on stderr.
 awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
   constexpr auto kReconnectFor = std::chrono::minutes(2);
   constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
-  const bool tty = ::isatty(2) == 1;
-  const auto start = std::chrono::steady_clock::now();
   const long long job = static_cast<long long>(id);
+  Progress progress("job " + std::to_string(id));
   pb::JobIdRequest req;
   req.set_job_id(id);
   asio::steady_timer timer(co_await asio::this_coro::executor);
@@ -214,8 +244,9 @@ awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
     if (s.IsUnavailable() || s.IsTimedOut()) {
       if (!lost_since) {
         lost_since = now;
-        std::fprintf(stderr, "%smrctl: lost the master (%s); following job %lld again once it is back "
-                     "(for up to %lld s)\n", tty ? "\n" : "", s.ToString().c_str(), job,
+        progress.Finish();
+        std::fprintf(stderr, "mrctl: lost the master (%s); following job %lld again once it is back "
+                     "(for up to %lld s)\n", s.ToString().c_str(), job,
                      static_cast<long long>(std::chrono::seconds(kReconnectFor).count()));
       } else if (now - *lost_since >= kReconnectFor) {
         co_return Status::Unavailable(
@@ -240,19 +271,30 @@ awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
       lost_since.reset();
       backoff = std::chrono::milliseconds(250);
     }
-    const double secs = std::chrono::duration<double>(now - start).count();
-    if (tty) {
-      std::fprintf(stderr, "\rjob %lld: maps %d/%d, reduces %d/%d, %.1f MB/s, %.1f s   ", job,
-                   r.maps_done(), r.maps_total(), r.reduces_done(), r.reduces_total(),
-                   secs > 0 ? static_cast<double>(r.bytes_read()) / 1e6 / secs : 0.0, secs);
-    }
-    if (r.state() != "running") {
-      if (tty) std::fprintf(stderr, "\n");
-      co_return r;
-    }
+    ShowJobProgress(progress, r);
+    if (r.state() != "running") co_return r;
     timer.expires_after(std::chrono::milliseconds(250));
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
+}
+
+// Follows job `id` to its end, then prints its record (as JSON with
+// `as_json`); a job that did not succeed sets *exit_code to 1 and says so
+// in one line. Called by `job run --wait` and `job wait`.
+awaitable<Status> FollowAndReport(dfs::DfsClient& c, int64_t id, bool as_json, int* exit_code) {
+  auto end = co_await Follow(c, id);
+  if (!end.ok()) co_return end.status();
+  if (as_json) {
+    std::printf("%s\n", JobJson(*end, true).dump(2).c_str());
+  } else {
+    PrintJob(*end);
+  }
+  if (end->state() != "succeeded") {
+    *exit_code = 1;
+    std::fprintf(stderr, "mrctl: job %lld %s%s%s\n", static_cast<long long>(end->id()), end->state().c_str(),
+                 end->error().empty() ? "" : ": ", end->error().c_str());
+  }
+  co_return Status::OK();
 }
 
 awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Params params, int* exit_code) {
@@ -298,19 +340,7 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
     }
     co_return Status::OK();
   }
-  auto end = co_await Follow(c, submitted.job_id());
-  if (!end.ok()) co_return end.status();
-  if (o.json) {
-    std::printf("%s\n", JobJson(*end, true).dump(2).c_str());
-  } else {
-    PrintJob(*end);
-  }
-  if (end->state() != "succeeded") {
-    *exit_code = 1;
-    std::fprintf(stderr, "mrctl: job %lld %s: %s\n", static_cast<long long>(end->id()),
-                 end->state().c_str(), end->error().c_str());
-  }
-  co_return Status::OK();
+  co_return co_await FollowAndReport(c, submitted.job_id(), o.json, exit_code);
 }
 
 int Run(Target& target, const JobCommandOptions& o) {
@@ -358,7 +388,7 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json, bool csv) {
     const master::JobFigures f = master::Figures(r);
     std::printf("%5lld  %-14s %-10s %3d/%-3d %4d/%-4d %9.1f %8.3f %8s  %-20s %s\n", static_cast<long long>(r.id()),
                 r.spec().job().c_str(), r.state().c_str(), r.maps_done(), r.maps_total(), r.reduces_done(),
-                r.reduces_total(), static_cast<double>(f.jtt_ms) / 1000.0, f.off_cen_rate,
+                r.reduces_total(), static_cast<double>(ElapsedMs(r, f)) / 1000.0, f.off_cen_rate,
                 HumanBytes(f.inter_dc_bytes).c_str(), r.spec().output().c_str(), PolicyText(r).c_str());
   }
   if (as_json) std::printf("%s\n", all.dump(2).c_str());
@@ -444,6 +474,16 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   show->callback([action, &target, &o] {
     *action = [&target, &o] {
       return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json, o.tasks, o.csv); });
+    };
+  });
+  auto* wait = job->add_subcommand("wait", "follow a running job to its end (exit 0 if it succeeded, 1 if not)");
+  wait->add_option("ID", o.id, "the job id (mrctl job list)")->required();
+  wait->add_flag("--json", o.json, "print the job record as JSON at the end");
+  wait->callback([action, &target, &o] {
+    *action = [&target, &o] {
+      int exit_code = 0;
+      const int rc = WithClient(target, [&](auto& c) { return FollowAndReport(c, o.id, o.json, &exit_code); });
+      return rc != 0 ? rc : exit_code;
     };
   });
   auto* kill = job->add_subcommand("kill", "stop a running job (its output is discarded)");

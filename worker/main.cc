@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/version.h"
+#include "tools/cli_support.h"
 #include "worker/identity.h"
 #include "common/tls.h"
 #include "worker/worker.h"
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
       "Exit status:\n"
       "  0  stopped cleanly\n"
       "  1  could not start (address in use, data_dir not writable, ...)\n"
-      "  2  the cluster file or the flags are wrong, or the master refused this worker\n\n"
+      "  2  bad usage, the cluster file or the flags are wrong, or the master refused this worker\n\n"
       "Files:\n"
       "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-worker@ID.service\n"
       "  /var/lib/mr           the unit's state directory; the worker's data_dir lives under it");
@@ -47,7 +48,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "I/O threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--log-file", log_file, "log file (default: <data_dir>/worker.log)");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error (default: [log] level)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return mr::tools::ReportParseError(app, e, "mr-worker");  // 2: bad usage
+  }
   f.rack_given = app.count("--rack") > 0;
 
   auto config = mr::LoadClusterConfig(config_path);

@@ -52,6 +52,14 @@ dfs_subs=$("$mrctl" dfs --help | awk '/^Subcommands:/ {on = 1; next} on && !NF {
 [[ $dfs_subs == *put* ]] || { echo "FAIL: no put in mrctl dfs --help"; fails=$((fails + 1)); }
 expect "mrctl dfs " "$dfs_subs"
 expect "mrctl dfs p" "put"
+# The hdfs verbs and job wait (issue 14) are in the tree, so completed.
+for verb in mv cp du tail setrep test getmerge; do
+  [[ " $dfs_subs " == *" $verb "* ]] || { echo "FAIL: no $verb in mrctl dfs --help"; fails=$((fails + 1)); }
+done
+expect "mrctl dfs se" "setrep"
+expect "mrctl dfs getm" "getmerge"
+expect "mrctl job w" "wait"
+expect "mrctl dfs du -" "--all --help --human --summary -a -h -s"
 # Every job the binary knows (its registry), nothing else.
 jobs=$("$mrctl" jobs --json | jq -r '.[].name' | sorted)
 [[ $jobs == *wordcount* ]] || { echo "FAIL: mrctl jobs lists no wordcount"; fails=$((fails + 1)); }

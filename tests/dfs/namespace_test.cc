@@ -435,6 +435,32 @@ TEST_F(NamespaceTest, RenameMissingOrRoot) {
   EXPECT_TRUE(Exists("/f"));
 }
 
+TEST_F(NamespaceTest, SetReplicationOfAFileAndOfATree) {
+  // setrep on a file changes that file; on a directory every file below
+  // it, and survives a reopen. Files already at the target are not listed.
+  Add("/f", {1});
+  Add("/d/g", {2});
+  Add("/d/e/h", {3});
+  std::vector<std::pair<std::string, pb::INode>> changed;
+  ASSERT_TRUE(ns_->SetReplication("/f", 2, &changed).ok());
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].first, "/f");
+  EXPECT_EQ(changed[0].second.blocks(0).id(), 1u);
+  changed.clear();
+  ASSERT_TRUE(ns_->SetReplication("/d", 1, &changed).ok());
+  std::set<std::string> paths;
+  for (const auto& [p, inode] : changed) paths.insert(p);
+  EXPECT_EQ(paths, (std::set<std::string>{"/d/g", "/d/e/h"}));
+  changed.clear();
+  ASSERT_TRUE(ns_->SetReplication("/d", 1, &changed).ok());
+  EXPECT_TRUE(changed.empty());
+  EXPECT_TRUE(ns_->SetReplication("/nope", 2, &changed).IsNotFound());
+  Reopen();
+  EXPECT_EQ(ns_->Lookup("/f")->replication(), 2);
+  EXPECT_EQ(ns_->Lookup("/d/e/h")->replication(), 1);
+  EXPECT_EQ(ns_->Lookup("/d/e/h")->blocks(0).id(), 3u);
+}
+
 TEST_F(NamespaceTest, ForEachFileVisitsEveryFileWithItsPath) {
   // Block reports walk all files; directories are skipped.
   Add("/f", {1});
