@@ -231,12 +231,15 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
 }
 
 Status ReadMaster(const TableReader& t, MasterOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir", "bind", "datacenter"}));
+  MR_RETURN_IF_ERROR(t.CheckKeys({"address", "data_dir", "bind", "datacenter", "http_address",
+                                  "http_require_secret"}));
   MR_RETURN_IF_ERROR(t.Require("address"));
   MR_RETURN_IF_ERROR(t.Address("address", &o->address));
   MR_RETURN_IF_ERROR(t.String("data_dir", &o->data_dir, /*non_empty=*/true));
   MR_RETURN_IF_ERROR(t.Address("bind", &o->bind));
   MR_RETURN_IF_ERROR(t.String("datacenter", &o->datacenter));
+  MR_RETURN_IF_ERROR(t.Address("http_address", &o->http_address));
+  MR_RETURN_IF_ERROR(t.Bool("http_require_secret", &o->http_require_secret));
   return Status::OK();
 }
 
@@ -337,7 +340,8 @@ namespace {
 
 Status ReadWorker(const TableReader& t, WorkerOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"id", "address", "datacenter", "rack", "map_slots",
-                                  "reduce_slots", "data_dir", "capacity_bytes", "min_free_bytes"}));
+                                  "reduce_slots", "data_dir", "capacity_bytes", "min_free_bytes",
+                                  "http_address"}));
   for (std::string_view key : {"id", "datacenter"}) {
     MR_RETURN_IF_ERROR(t.Require(key));
   }
@@ -355,6 +359,7 @@ Status ReadWorker(const TableReader& t, WorkerOptions* o) {
   MR_RETURN_IF_ERROR(t.String("data_dir", &o->data_dir, /*non_empty=*/true));
   MR_RETURN_IF_ERROR(t.Int("capacity_bytes", 0, kInt64Max, &o->capacity_bytes));
   MR_RETURN_IF_ERROR(t.Int("min_free_bytes", 0, kInt64Max, &o->min_free_bytes));
+  MR_RETURN_IF_ERROR(t.Address("http_address", &o->http_address));
   return Status::OK();
 }
 

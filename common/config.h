@@ -114,6 +114,14 @@ struct MasterOptions {
   // to and from the master are plaintext only within it. Default: none (every
   // link to the master counts as inter-datacenter).
   std::string datacenter;
+  // Where the master serves its status pages and /metrics over HTTP
+  // (docs/status-page.md). Port 0 (the key absent) = no HTTP server. Off a
+  // loopback address every request must carry the cluster secret
+  // (`Authorization: Bearer <secret>`). Default: none (off).
+  HostPort http_address;
+  // Require the secret on a loopback http_address too (a machine shared
+  // with other users). Default: false.
+  bool http_require_secret = false;
 };
 
 // [dfs.skewed]: parameters of the `skewed` placement policy.
@@ -202,6 +210,10 @@ struct WorkerOptions {
   // a probe write succeeds, the worker tells the master it cannot write: no
   // new blocks, copies or tasks are placed there. Default: 64 MiB.
   int64_t min_free_bytes = 64 << 20;
+  // Where the worker serves its own /metrics over HTTP (docs/status-page.md);
+  // the secret rules of master.http_address apply. Port 0 (absent) = off.
+  // Default: none (off).
+  HostPort http_address;
   // Not a cluster-file key: mr-worker's --bind, where it listens when that
   // differs from `address` (NAT). Port 0 = listen on `address`.
   HostPort bind;

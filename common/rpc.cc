@@ -550,6 +550,7 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string a
                    conn->remote_endpoint());
       // A named Status, not a temporary: see docs/development.md on GCC 12.
       const Status unknown = Status::InvalidArgument("unknown method '" + request.method() + "'");
+      if (observer_) observer_("unknown", unknown);
       co_await conn->SendError(unknown);
       continue;
     }
@@ -561,6 +562,7 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string a
       result = Status::Internal(std::string("handler ") + request.method() + " threw: " + e.what());
       spdlog::error("{}: {}", name_, result.ToString());
     }
+    if (observer_) observer_(request.method(), result);
     if (!call.replied) {
       // (Not a ?: expression: GCC 12 miscompiles co_await inside one.)
       Status sent;

@@ -237,6 +237,12 @@ class RpcServer {
   ~RpcServer();
 
   void Handle(const std::string& method, Handler handler);
+  // Called after every handled call with its method and result (unknown
+  // methods as "unknown"); for /metrics (common/metrics.h). Set before
+  // Start(); called on the connection's executor, so it must be thread-safe
+  // where the server runs on several threads. Default: none.
+  using CallObserver = std::function<void(const std::string& method, const Status& result)>;
+  void set_call_observer(CallObserver observer) { observer_ = std::move(observer); }
 
   // A handler for request/reply methods with protobuf messages.
   template <typename Request, typename Reply>
@@ -286,6 +292,7 @@ class RpcServer {
   tcp::acceptor acceptor_;
   uint16_t port_ = 0;
   std::unordered_map<std::string, Handler> handlers_;
+  CallObserver observer_;
   std::mutex mu_;
   std::unordered_map<Connection*, std::weak_ptr<Connection>> open_;
   std::atomic<int64_t> rejected_{0};

@@ -16,6 +16,8 @@ PACKAGES=(
   ansible openssh-server openssh-client nftables ethtool tcpdump  # tests/deploy: emulated VPSs (deploy/ansible, deploy/lib)
   shellcheck  # deploy/testbed.sh and deploy/lib are kept shellcheck-clean (docs/testbed.md)
   python3 mawk  # examples/streaming and their tests (docs/user-jobs.md)
+  prometheus-cpp-dev  # /metrics of mr-master and mr-worker (common/metrics.h)
+  prometheus chromium  # tests/integration/status_page_test.cc: promtool check metrics, headless DOM
 )
 
 missing=()

@@ -5,9 +5,11 @@
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
-#        [--tls off|inter-dc|all] [--dc-addresses]
+#        [--tls off|inter-dc|all] [--dc-addresses] [--http] [--master-option 'KEY = VALUE']...
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
+#      --http: the master's status pages and every worker's /metrics on a free port each
+#        (master.http_address, worker http_address; docs/status-page.md)
 #   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
@@ -47,7 +49,7 @@ fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
-tls="" dc_addresses=0
+tls="" dc_addresses=0 http=0 master_options=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -67,6 +69,8 @@ while [[ $# -gt 0 ]]; do
     --dir) DIR="$2"; shift 2 ;;
     --tls) tls="$2"; shift 2 ;;
     --dc-addresses) dc_addresses=1; shift ;;
+    --http) http=1; shift ;;
+    --master-option) master_options+=("$2"); shift 2 ;;  # one more line in [master]
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -271,6 +275,8 @@ case "$cmd" in
       echo "address = \"127.0.0.1:$master_port\""
       echo "data_dir = \"$DIR/data/master\""
       if (( dc_addresses )) || [[ -n "$tls" ]]; then echo "datacenter = \"dc1\""; fi
+      if (( http )); then echo "http_address = \"127.0.0.1:$(free_port)\""; fi
+      for o in "${master_options[@]}"; do echo "$o"; done
       echo
       echo "[dfs]"
       echo "block_size = $block_size"
@@ -291,6 +297,7 @@ case "$cmd" in
         echo "datacenter = \"dc$dc\""
         if (( racks > 0 )); then echo "rack = \"r$(( ((i - 1) / dcs) % racks + 1 ))\""; fi
         echo "data_dir = \"$DIR/data/w$i\""
+        if (( http )); then echo "http_address = \"$(host_of "$dc"):$(free_port)\""; fi
       done
     } >"$DIR/cluster.toml"
     if (( join )); then
@@ -306,6 +313,9 @@ case "$cmd" in
     if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi
     echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler"
     echo "cluster file: $DIR/cluster.toml"
+    if (( http )); then
+      echo "status page: http://$(grep -m1 '^http_address' "$DIR/cluster.toml" | cut -d'"' -f2)/"
+    fi
     ;;
   down)
     for n in $(all_names); do [[ "$n" == master ]] || signal_one "$n" TERM; done

@@ -331,6 +331,9 @@ pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::Task
   t->set_run_ms(r.run_ms());
   t->set_attempts(m.attempts);
   t->set_block_id(m.block);
+  t->set_start_ms(r.start_wall_ms());
+  t->set_end_ms(r.end_wall_ms());
+  *t->mutable_phase_ms() = r.phase_ms();
   return record;
 }
 
@@ -345,6 +348,9 @@ pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb
   t->set_output_bytes(r.output_bytes());
   t->set_run_ms(r.run_ms());
   t->set_attempts(rt.attempts);
+  t->set_start_ms(r.start_wall_ms());
+  t->set_end_ms(r.end_wall_ms());
+  *t->mutable_phase_ms() = r.phase_ms();
   return record;
 }
 

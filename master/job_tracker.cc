@@ -219,6 +219,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
 // ---------------------------------------------------------------- heartbeat
 
 void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply) {
+  if (metrics_) metrics_->Heartbeat();
   const sched::NodeId node = NodeOf(req.worker_id());
   if (node == sched::kNoNode || !state_.node(node).live) return;
   UpdateDistances(node, req);
@@ -253,7 +254,11 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   // Nor does a decommissioning one (its running tasks may finish).
   if (draining_.count(req.worker_id())) return;
   HeartbeatLauncher launcher(*this, node, reply);
+  const auto decision_start = Clock::now();
   scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
+  if (metrics_) {
+    metrics_->Decision(std::chrono::duration<double>(Clock::now() - decision_start).count());
+  }
 }
 
 // Datacenters no worker is in (no index) are left out.
@@ -391,6 +396,7 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
     return;
   }
   KeepRecord(job, record);
+  if (metrics_) metrics_->MapDone(record, node_info_[static_cast<size_t>(NodeOf(record.node()))].datacenter());
   // The final sizes, which the probabilistic policy's reduce cost reads
   // (Shen Eq. 3) for as long as the job runs.
   sched::MapTask& m = state_.mutable_job(job.sid).maps[static_cast<size_t>(r.index())];
@@ -410,6 +416,7 @@ void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r) {
     return;
   }
   KeepRecord(job, record);
+  if (metrics_) metrics_->ReduceDone(record, node_info_[static_cast<size_t>(NodeOf(record.node()))].datacenter());
   state_.FinishReduce(job.sid, r.index());
   scheduler_->OnReduceFinished(state_, job.sid, r.index(), Now());
   MaybeFinish(job);

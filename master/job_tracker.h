@@ -43,6 +43,7 @@
 #include "jobs/job.h"
 #include "master/job_history.h"
 #include "master/link_costs.h"
+#include "master/metrics.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "scheduler/scheduler.h"
@@ -87,6 +88,11 @@ class JobTracker {
   int RunningTasks(const std::string& worker) const;
   // The same by kind: the map and reduce slots in use (cluster.Status).
   void SlotsInUse(const std::string& worker, int* maps, int* reduces) const;
+  // Where heartbeats, decisions and accepted tasks are counted (/metrics);
+  // nullptr = nowhere. Not owned; must outlive this. Default: nullptr.
+  void set_metrics(MasterMetrics* metrics) { metrics_ = metrics; }
+  // Jobs running, and cut off by a restart and not yet recovered.
+  size_t active_jobs() const { return active_.size() + recovering_.size(); }
   void WorkerUp(const std::string& worker);
   void WorkerLost(const std::string& worker);
   // After WorkerUp, from cluster.Register: the finished map outputs the
@@ -185,6 +191,7 @@ class JobTracker {
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
 
   ClusterConfig config_;
+  MasterMetrics* metrics_ = nullptr;
   std::unique_ptr<sched::Scheduler> scheduler_;
   // The hosted policy's parameters (complete, as text) and where the choice
   // came from: "file" or "set".

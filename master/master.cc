@@ -155,6 +155,7 @@ Status Master::Start() {
                                         "master");
   RegisterHandlers();
   MR_RETURN_IF_ERROR(server_->Listen(config_.master.listen_address()));
+  MR_RETURN_IF_ERROR(StartHttp());
   server_->Start();
   started_ = Clock::now();
   asio::co_spawn(io_, Tick(), asio::detached);
@@ -170,6 +171,7 @@ Status Master::Start() {
 void Master::Stop() {
   stopped_ = true;
   if (server_) server_->Stop();
+  if (http_) http_->Stop();
 }
 
 uint16_t Master::port() const { return server_ ? server_->port() : 0; }

@@ -32,12 +32,14 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/http_server.h"
 #include "common/rpc.h"
 #include "dfs/namespace.h"
 #include "dfs/placement.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
 #include "master/job_tracker.h"
+#include "master/metrics.h"
 
 namespace mr::master {
 
@@ -54,6 +56,8 @@ class Master {
   // Stops serving; pending work is dropped (the namespace is already durable).
   void Stop();
   uint16_t port() const;
+  // The status server's port (master.http_address), 0 when off.
+  uint16_t http_port() const;
 
  private:
   struct WorkerState;
@@ -105,6 +109,13 @@ class Master {
   Status BadReplica(const pb::BadReplicaRequest& req);
   void RegisterJobHandlers();
 
+  // The status pages and /metrics (status_http.cc, job_pages.h).
+  Status StartHttp();
+  HttpResponse ServeHttp(const HttpRequest& req);
+  std::string ClusterPage();
+  HttpResponse DfsPage(const HttpRequest& req);
+  std::string MetricsText();
+
   // State helpers.
   void AddReplica(uint64_t block, const std::string& node);
   void RemoveReplica(uint64_t block, const std::string& node);
@@ -125,7 +136,9 @@ class Master {
 
   ClusterConfig config_;
   asio::io_context& io_;
+  MasterMetrics metrics_;  // before server_: its call observer counts into it
   std::unique_ptr<RpcServer> server_;
+  std::unique_ptr<HttpServer> http_;  // null when master.http_address is unset
   std::unique_ptr<dfs::Namespace> namespace_;
   std::unique_ptr<dfs::PlacementPolicy> placement_;
   // The job half: hosts the scheduler named in [scheduler].

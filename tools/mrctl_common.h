@@ -65,6 +65,8 @@ struct JobCommandOptions {
   bool json = false;
   int64_t id = 0;
   jobs::StreamingFlags streaming;    // --mapper, --reducer, --combiner, --file
+  bool tasks = false;  // job show --tasks (mrctl_tasks.h)
+  bool csv = false;    // job show --tasks --csv, job list --csv, history --csv
 };
 void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
                     std::function<int()>* action);

@@ -21,6 +21,7 @@
 #include "proto/job.pb.h"
 #include "tools/cli_support.h"
 #include "tools/mrctl_common.h"
+#include "tools/mrctl_tasks.h"
 #include "tools/progress.h"
 
 namespace mr::tools {
@@ -64,6 +65,16 @@ int64_t ElapsedMs(const pb::JobRecord& r, const master::JobFigures& f) {
 }
 
 // A job record as JSON: the field names docs/jobs.md documents.
+// start_ms, end_ms (ms since the epoch) and phase_ms of a task record.
+template <typename TaskRecord>
+void AddTaskTimes(const TaskRecord& t, json* j) {
+  json phases = json::object();
+  for (const auto& [name, ms] : t.phase_ms()) phases[name] = ms;
+  (*j)["start_ms"] = t.start_ms();
+  (*j)["end_ms"] = t.end_ms();
+  (*j)["phase_ms"] = phases;
+}
+
 json JobJson(const pb::JobRecord& r, bool with_tasks) {
   const master::JobFigures f = master::Figures(r);
   json params = json::object();
@@ -100,12 +111,14 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
                     {"input_bytes", m.input_bytes()}, {"read_bytes", TrafficJson(m.input())},
                     {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
                     {"run_ms", m.run_ms()}, {"attempts", m.attempts()}});
+    AddTaskTimes(m, &maps.back());
   }
   for (const auto& t : r.reduces()) {
     reduces.push_back({{"index", t.index()}, {"node", t.node()}, {"shuffle_bytes", TrafficJson(t.shuffle())},
                        {"output_replication_bytes", TrafficJson(t.output())},
                        {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
                        {"attempts", t.attempts()}});
+    AddTaskTimes(t, &reduces.back());
   }
   j["map_tasks"] = maps;
   j["reduce_tasks"] = reduces;
@@ -396,10 +409,14 @@ int Run(Target& target, JobCommandOptions& o) {
   return rc != 0 ? rc : exit_code;
 }
 
-awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json) {
+awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json, bool csv) {
   pb::JobListReply list;
   const pb::Empty empty;  // named: no class temporaries in co_await (docs/development.md)
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.List", empty, &list));
+  if (csv) {
+    PrintJobsCsv(list, stdout);
+    co_return Status::OK();
+  }
   json all = json::array();
   if (!as_json) {
     std::printf("%5s  %-14s %-10s %7s %9s %9s %8s %8s  %-20s %s\n", "id", "job", "state", "maps", "reduces",
@@ -420,15 +437,18 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json) {
   co_return Status::OK();
 }
 
-awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json) {
+awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json, bool tasks, bool csv) {
   pb::JobIdRequest req;
   req.set_job_id(id);
   pb::JobRecord r;
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
   if (as_json) {
     std::printf("%s\n", JobJson(r, true).dump(2).c_str());
+  } else if (tasks && csv) {
+    PrintTasksCsv(r, stdout);
   } else {
     PrintJob(r);
+    if (tasks) PrintTasks(r, stdout);
   }
   co_return Status::OK();
 }
@@ -440,10 +460,14 @@ awaitable<Status> KillJob(dfs::DfsClient& c, int64_t id) {
   co_return co_await c.CallMaster("job.Kill", req, &ignored);
 }
 
-awaitable<Status> History(dfs::DfsClient& c, bool as_json) {
+awaitable<Status> History(dfs::DfsClient& c, bool as_json, bool csv) {
   pb::HistoryReply h;
   const pb::Empty empty;
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.History", empty, &h));
+  if (csv) {
+    PrintFpCsv(h, stdout);
+    co_return Status::OK();
+  }
   json all = json::array();
   for (const auto& row : h.rows()) {
     all.push_back({{"job", row.job()}, {"code_hash", row.code_hash()}, {"input_type", row.input_type()},
@@ -481,14 +505,19 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
 
   auto* list = job->add_subcommand("list", "every job the master knows, running or ended");
   list->add_flag("--json", o.json, "print JSON");
+  list->add_flag("--csv", o.csv, "print CSV, one row per job (docs/jobs.md)");
   list->callback([action, &target, &o] {
-    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ListJobs(c, o.json); }); };
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ListJobs(c, o.json, o.csv); }); };
   });
   auto* show = job->add_subcommand("show", "one job's record: locality, traffic, FP, tasks");
   show->add_option("ID", o.id, "the job id (mrctl job list)")->required();
   show->add_flag("--json", o.json, "print JSON (with every task)");
+  show->add_flag("--tasks", o.tasks, "also one line per task: node, locality, bytes, start, end, phases");
+  show->add_flag("--csv", o.csv, "with --tasks: the tasks as CSV (docs/jobs.md)")->needs("--tasks");
   show->callback([action, &target, &o] {
-    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json); }); };
+    *action = [&target, &o] {
+      return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json, o.tasks, o.csv); });
+    };
   });
   auto* wait = job->add_subcommand("wait", "follow a running job to its end (exit 0 if it succeeded, 1 if not)");
   wait->add_option("ID", o.id, "the job id (mrctl job list)")->required();
@@ -507,8 +536,9 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   });
   auto* history = app.add_subcommand("history", "the filtering-percentage table (JoSS Fig. 4)");
   history->add_flag("--json", o.json, "print JSON");
+  history->add_flag("--csv", o.csv, "print CSV");
   history->callback([action, &target, &o] {
-    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return History(c, o.json); }); };
+    *action = [&target, &o] { return WithClient(target, [&](auto& c) { return History(c, o.json, o.csv); }); };
   });
 }
 

@@ -41,8 +41,11 @@ T RunOn(asio::io_context& io, awaitable<T> op) {
 }
 
 // Adds `bytes` moved between nodes a and b to the right counter.
-void Count(pb::Traffic* t, const std::string& a_node, const std::string& a_dc,
-           const std::string& b_node, const std::string& b_dc, int64_t bytes) {
+// Also counts them for /metrics under `kind`, by the datacenter pair.
+void Count(WorkerMetrics* metrics, const char* kind, pb::Traffic* t, const std::string& a_node,
+           const std::string& a_dc, const std::string& b_node, const std::string& b_dc,
+           int64_t bytes) {
+  if (metrics) metrics->Bytes(kind, a_dc, b_dc, bytes);
   if (a_node == b_node) {
     t->set_local(t->local() + bytes);
   } else if (a_dc == b_dc) {
@@ -50,6 +53,18 @@ void Count(pb::Traffic* t, const std::string& a_node, const std::string& a_dc,
   } else {
     t->set_other_dc(t->other_dc() + bytes);
   }
+}
+
+using SteadyClock = std::chrono::steady_clock;
+
+int64_t UsSince(SteadyClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - t).count();
+}
+
+// Records `us` microseconds as phase `name` of the report, in whole ms
+// (docs/jobs.md, "Task timestamps").
+void SetPhase(pb::TaskReport* r, const char* name, int64_t us) {
+  (*r->mutable_phase_ms())[name] = std::max<int64_t>(us, 0) / 1000;
 }
 
 // Calls the master on a cached connection, reconnecting when needed.
@@ -197,17 +212,24 @@ Status TaskTracker::RunMap(Task& task) {
   MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
     if (e.to == nullptr) {  // a read: from a replica to us
-      Count(report.mutable_input(), e.from->node_id(), e.from->datacenter(), self_.id,
+      Count(metrics_, "map_input", report.mutable_input(), e.from->node_id(), e.from->datacenter(), self_.id,
             self_.datacenter, e.bytes);
     } else {  // a hop of a map-only job's output
-      Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
+      Count(metrics_, "output", report.mutable_output(), e.from ? e.from->node_id() : self_.id,
             e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(),
             e.bytes);
     }
   });
+  // Phases: setup (finding the blocks), read (inside `read`), map (the rest
+  // until map_done), sort (the final sort, combine and spill), write (a
+  // map-only job's output into the DFS).
+  const auto t0 = SteadyClock::now();
+  int64_t read_us = 0;
   const std::string& reader = self_.id;
   auto stat = RunOn(io, client.Stat(spec.file(), reader));
   if (!stat.ok()) return stat.status().WithContext("input " + spec.file());
+  SetPhase(&report, "setup", UsSince(t0));
+  const auto t_map = SteadyClock::now();
   std::vector<pb::LocatedBlock> blocks(stat->blocks().begin(), stat->blocks().end());
 
   // Bytes [from, from + n) of blocks[i] over the network into `sink`. When no
@@ -254,6 +276,12 @@ Status TaskTracker::RunMap(Task& task) {
   jobs::LineReader::ReadFn read = [&](int64_t offset, int64_t n, std::string* out) -> Status {
     out->clear();
     if (task.cancel) return Status::Aborted("killed");
+    const auto t_read = SteadyClock::now();
+    struct AddOnExit {
+      int64_t* us;
+      SteadyClock::time_point t;
+      ~AddOnExit() { *us += UsSince(t); }
+    } timed{&read_us, t_read};
     dfs::ByteSink sink = [out](std::span<const char> d) {
       out->append(d.data(), d.size());
       return Status::OK();
@@ -266,7 +294,8 @@ Status TaskTracker::RunMap(Task& task) {
       if (from >= to) continue;
       if (store_.Contains(b.id()) && store_.Read(b.id(), from - b.offset(), to - from, &part).ok()) {
         out->append(part);
-        report.mutable_input()->set_local(report.input().local() + static_cast<int64_t>(part.size()));
+        Count(metrics_, "map_input", report.mutable_input(), self_.id, self_.datacenter, self_.id,
+              self_.datacenter, static_cast<int64_t>(part.size()));
         continue;
       }
       // (A corrupt local copy is found again, reported and dropped by our
@@ -297,11 +326,20 @@ Status TaskTracker::RunMap(Task& task) {
     std::lock_guard lock(task.progress_mu);
     task.partition_bytes = partition_bytes;
   };
+  SteadyClock::time_point t_sort{};
+  m.map_done = [&t_sort] { t_sort = SteadyClock::now(); };
+  // A plug-in's map runs in mr-task, which times no sort phase of its own:
+  // its sort is inside "map".
   const jobs::JobInfo* info = jobs::FindJob(spec.job());
   Result<MapTaskResult> ran = info != nullptr && info->runs_user_code
                                   ? RunMapInChild(m, read, ChildOptionsFor(task, env))
                                   : RunMapTask(m, read);
   MR_ASSIGN_OR_RETURN(MapTaskResult result, std::move(ran));
+  const auto t_end = SteadyClock::now();
+  if (t_sort == SteadyClock::time_point{}) t_sort = t_end;  // map-only or mr-task: no sort phase
+  SetPhase(&report, "read", read_us);
+  SetPhase(&report, "map", std::chrono::duration_cast<std::chrono::microseconds>(t_sort - t_map).count() - read_us);
+  if (spec.reducers() > 0 && t_sort != t_end) SetPhase(&report, "sort", UsSince(t_sort));
   report.set_bytes_read(result.input_bytes);
   report.set_raw_output_bytes(result.raw_output_bytes);
   report.set_records_in(result.records_in);
@@ -323,6 +361,7 @@ Status TaskTracker::RunMap(Task& task) {
   put.writer_node = self_.id;
   put.overwrite = true;
   MR_RETURN_IF_ERROR(RunOn(io, client.Put(result.output_path, dfs_path, put)));
+  SetPhase(&report, "write", UsSince(t_end));
   report.set_output_file(dfs_path);
   report.set_output_bytes(st.st_size);
   report.set_output_records(result.records_out);
@@ -342,12 +381,16 @@ Status TaskTracker::RunReduce(Task& task) {
   MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
     if (e.to == nullptr) return;
-    Count(report.mutable_output(), e.from ? e.from->node_id() : self_.id,
+    Count(metrics_, "output", report.mutable_output(), e.from ? e.from->node_id() : self_.id,
           e.from ? e.from->datacenter() : self_.datacenter, e.to->node_id(), e.to->datacenter(), e.bytes);
   });
 
   // 1. The shuffle: fetch segment `index` of every map output, polling the
   //    master for where finished maps are until all are here.
+  // Phases: fetch (the shuffle, waiting for maps included), reduce (the
+  // streaming merge and Reduce calls), write (the local file and the DFS).
+  const auto t0 = SteadyClock::now();
+  int64_t write_us = 0;
   const int maps = spec.maps();
   std::vector<std::string> files(static_cast<size_t>(maps));
   std::vector<bool> fetched(static_cast<size_t>(maps), false);
@@ -381,7 +424,7 @@ Status TaskTracker::RunReduce(Task& task) {
     io.run();
     int progress = 0;
     for (Fetch& f : batch) {
-      Count(report.mutable_shuffle(), f.from.worker_id(), f.from.datacenter(), self_.id,
+      Count(metrics_, "shuffle", report.mutable_shuffle(), f.from.worker_id(), f.from.datacenter(), self_.id,
             self_.datacenter, f.wire_bytes);
       if (f.status.ok()) {
         fetched[static_cast<size_t>(f.from.map_index())] = true;
@@ -409,6 +452,9 @@ Status TaskTracker::RunReduce(Task& task) {
     if (progress == 0 && done < maps) Nap(config_.cluster.heartbeat_interval_ms, task.cancel);
   }
 
+  SetPhase(&report, "fetch", UsSince(t0));
+  const auto t_reduce = SteadyClock::now();
+
   // 2. Merge and reduce into a local file (a plug-in's in mr-task).
   const std::string local = task.dir + "/output";
   ReduceTaskSpec r;
@@ -422,7 +468,8 @@ Status TaskTracker::RunReduce(Task& task) {
     auto result = RunReduceInChild(r, files, local, task.dir, ChildOptionsFor(task, env));
     if (!result.ok()) return result.status();
     for (const std::string& file : files) ::unlink(file.c_str());
-    return PutReduceOutput(task, client, io, local, *result);
+    SetPhase(&report, "reduce", UsSince(t_reduce));
+    return PutReduceOutput(task, client, io, local, *result, /*write_us=*/0);
   }
   std::vector<std::unique_ptr<SegmentReader>> inputs;
   for (const std::string& file : files) {
@@ -435,28 +482,35 @@ Status TaskTracker::RunReduce(Task& task) {
   if (fd < 0) return Status::IOError("cannot create '" + local + "'");
   auto result = RunReduceTask(r, std::move(inputs), [&](std::string_view chunk) -> Status {
     if (task.cancel) return Status::Aborted("killed");
-    if (::write(fd, chunk.data(), chunk.size()) != static_cast<ssize_t>(chunk.size())) {
-      return Status::IOError("cannot write '" + local + "'");
-    }
+    const auto t_write = SteadyClock::now();
+    const bool written = ::write(fd, chunk.data(), chunk.size()) == static_cast<ssize_t>(chunk.size());
+    write_us += UsSince(t_write);
+    if (!written) return Status::IOError("cannot write '" + local + "'");
     return Status::OK();
   });
   ::close(fd);
   if (!result.ok()) return result.status();
   for (const std::string& file : files) ::unlink(file.c_str());
-  return PutReduceOutput(task, client, io, local, *result);
+  SetPhase(&report, "reduce", UsSince(t_reduce) - write_us);
+  return PutReduceOutput(task, client, io, local, *result, write_us);
 }
 
 // 3. Into the DFS, under the attempt's name; the master commits it.
+// `write_us`: time already spent writing the local file (the "write" phase
+// adds the put to it).
 Status TaskTracker::PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io_context& io,
-                                    const std::string& local, const ReduceTaskResult& result) {
+                                    const std::string& local, const ReduceTaskResult& result,
+                                    int64_t write_us) {
   const pb::TaskSpec& spec = task.spec;
   pb::TaskReport& report = task.report;
+  const auto t_put = SteadyClock::now();
   const std::string dfs_path = AttemptFile(spec);
   dfs::PutOptions put;
   put.replication = spec.output_replication();
   put.writer_node = self_.id;
   put.overwrite = true;
   MR_RETURN_IF_ERROR(RunOn(io, client.Put(local, dfs_path, put)));
+  SetPhase(&report, "write", write_us + UsSince(t_put));
   report.set_output_file(dfs_path);
   report.set_output_bytes(result.output_bytes);
   report.set_output_records(result.output_records);

@@ -217,6 +217,7 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
   }
   MR_RETURN_IF_ERROR(MapSplit(spec, read_reporting, *job, out, &result));
   MR_RETURN_IF_ERROR(out.status());
+  if (spec.map_done) spec.map_done();
   result.output_path = JoinPath(spec.work_dir, "map-output");
   MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));
   result.raw_output_bytes = result.index.raw_bytes_in;  // every pair, before the combiner

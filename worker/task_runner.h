@@ -71,6 +71,11 @@ struct MapTaskSpec {
   // with MapOutputBuffer::partition_bytes_so_far(): the estimate the worker
   // reports while the map runs. Not called for map-only jobs. Default: none.
   std::function<void(const std::vector<int64_t>& partition_bytes)> progress;
+  // Called on the task's thread once every line of the split went through
+  // Map and FinishMap, before the final sort, combine and spill (Finish);
+  // the worker times its phases by it (docs/jobs.md, "Task timestamps").
+  // Not called for map-only jobs. Default: none.
+  std::function<void()> map_done;
 };
 
 struct MapTaskResult {

@@ -113,6 +113,12 @@ void TaskTracker::Launch(const pb::TaskSpec& spec) {
 
 void TaskTracker::RunTask(Task* task) {
   const auto start = std::chrono::steady_clock::now();
+  const auto wall_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  task->report.set_start_wall_ms(wall_ms());
+  if (metrics_) metrics_->TaskStarted(task->spec.is_map());
   const pb::TaskSpec& spec = task->spec;
   Status s;
   try {
@@ -133,12 +139,16 @@ void TaskTracker::RunTask(Task* task) {
   r.set_attempt(spec.attempt());
   r.set_run_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now() - start).count());
+  r.set_end_wall_ms(wall_ms());
   const bool keep_output = s.ok() && spec.is_map() && spec.reducers() > 0;
   if (s.ok()) {
     r.set_state(pb::TaskReport::SUCCEEDED);
   } else {
     r.set_state(task->cancel ? pb::TaskReport::KILLED : pb::TaskReport::FAILED);
     r.set_error(s.ToString());
+  }
+  if (metrics_) {
+    metrics_->TaskEnded(spec.is_map(), s.ok() ? "succeeded" : (task->cancel ? "killed" : "failed"));
   }
   if (!keep_output) {
     std::error_code ec;

@@ -45,6 +45,7 @@
 #include "worker/job_files.h"
 #include "worker/map_output.h"
 #include "worker/task_child.h"
+#include "worker/worker_metrics.h"
 
 namespace mr::worker {
 
@@ -60,6 +61,9 @@ class TaskTracker {
 
   // "shuffle.Fetch".
   void RegisterHandlers(RpcServer& server);
+  // Where tasks count their bytes and ends (/metrics); nullptr = nowhere.
+  // Not owned; must outlive this. Set before the first task. Default: none.
+  void set_metrics(WorkerMetrics* metrics) { metrics_ = metrics; }
 
   // Heartbeat side. Fill adds free slots, reports and the read-rate
   // estimates from other datacenters (link_rates_); if the beat is not
@@ -119,12 +123,13 @@ class TaskTracker {
   ChildOptions ChildOptionsFor(Task& task, const jobs::JobEnv& env) const;
   // A reduce's last step: its local output into the DFS, into the report.
   Status PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io_context& io,
-                         const std::string& local, const ReduceTaskResult& result);
+                         const std::string& local, const ReduceTaskResult& result, int64_t write_us);
   // Joins ended threads and deletes the files of jobs that are over.
   void Reap();
   std::string TaskDir(const pb::TaskSpec& spec) const;
 
   const ClusterConfig config_;
+  WorkerMetrics* metrics_ = nullptr;
   const WorkerOptions self_;
   dfs::BlockStore& store_;
   DiskHealth& disk_;

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/metrics.h"
 #include "dfs/client.h"
 
 namespace mr::worker {
@@ -74,7 +75,10 @@ Status Worker::Start() {
   server_->Handle("dn.ReadBlock", [this](ServerCall& c) { return ServeReadBlock(c); });
   server_->Handle("dn.WriteBlock", [this](ServerCall& c) { return ServeWriteBlock(c); });
   tasks_->RegisterHandlers(*server_);
+  tasks_->set_metrics(&metrics_);
+  CountRpcs(*server_, metrics_.registry());
   MR_RETURN_IF_ERROR(server_->Listen(self_.listen_address()));
+  MR_ASSIGN_OR_RETURN(http_, ServeWorkerMetrics(io_.get_executor(), config_, self_, metrics_));
   server_->Start();
   asio::co_spawn(strand_, MasterLoop(), asio::detached);
   if (config_.dfs.scrub_interval_s > 0) {
@@ -96,6 +100,7 @@ void Worker::Stop() {
   stopped_ = true;
   if (scrubber_) scrubber_->Stop();
   if (server_) server_->Stop();
+  if (http_) http_->Stop();
   asio::post(strand_, [this] {
     if (master_conn_) master_conn_->Close();
     if (beat_timer_) beat_timer_->cancel();

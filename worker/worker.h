@@ -35,6 +35,7 @@
 #include "proto/dfs.pb.h"
 #include "worker/disk_health.h"
 #include "worker/task_tracker.h"
+#include "worker/worker_metrics.h"
 
 namespace mr::worker {
 
@@ -95,7 +96,9 @@ class Worker {
   RpcOptions rpc_options_;
   std::unique_ptr<dfs::BlockStore> store_;
   std::unique_ptr<DiskHealth> disk_;   // reported in every heartbeat
+  WorkerMetrics metrics_;  // before server_ and tasks_, which count into it
   std::unique_ptr<RpcServer> server_;
+  std::unique_ptr<HttpServer> http_;  // /metrics; null when http_address is unset
   std::atomic<bool> stopped_{false};
   std::shared_ptr<Connection> master_conn_;
   // The master link runs on this strand, so Wake() can cancel its timer.

@@ -164,6 +164,22 @@ TEST(ConfigTest, DefaultsWhenKeysAbsent) {
 }
 
 // A master may be configured before any worker is listed.
+// The status server's addresses (docs/status-page.md): off unless set.
+TEST(ConfigTest, HttpAddresses) {
+  ClusterConfig off = ParseOk(WithMaster(Worker("w1", "127.0.0.1:7101")));
+  EXPECT_EQ(off.master.http_address.port, 0);
+  EXPECT_FALSE(off.master.http_require_secret);
+  EXPECT_EQ(off.workers[0].http_address.port, 0);
+  ClusterConfig on = ParseOk(WithMaster("http_address = \"127.0.0.1:7080\"\nhttp_require_secret = true\n" +
+                                        Worker("w1", "127.0.0.1:7101", "http_address = \"127.0.0.1:7181\"\n")));
+  EXPECT_EQ(on.master.http_address.ToString(), "127.0.0.1:7080");
+  EXPECT_TRUE(on.master.http_require_secret);
+  EXPECT_EQ(on.workers[0].http_address.port, 7181);
+  EXPECT_NE(ParseError(WithMaster("http_address = \"nope\"\n")).find("http_address"), std::string::npos);
+  EXPECT_NE(ParseError(WithMaster("http_require_secret = \"yes\"\n")).find("http_require_secret"),
+            std::string::npos);
+}
+
 TEST(ConfigTest, ZeroWorkersParse) { EXPECT_TRUE(ParseOk(kMinimal).workers.empty()); }
 
 // A misspelt key must not be silently ignored.

@@ -1,0 +1,28 @@
+// The parts of /metrics that mr-master and mr-worker share
+// (docs/status-page.md lists every metric). Metrics live in a
+// prometheus::Registry (prometheus-cpp's core library: counters, gauges and
+// histograms, thread-safe); MetricsText turns one into the Prometheus text
+// exposition format, which the daemons' HttpServer serves at /metrics.
+#pragma once
+
+#include <string>
+
+#include <prometheus/registry.h>
+
+#include "common/rpc.h"
+
+namespace mr {
+
+// The Content-Type of the text exposition format.
+inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+// Counts every call `server` handles into
+// mr_rpc_requests_total{method, outcome} (outcome: "OK" or the Status code
+// name, e.g. "NotFound"; calls to unknown methods count as method
+// "unknown"). `registry` must outlive `server`. Call before server.Start().
+void CountRpcs(RpcServer& server, prometheus::Registry& registry);
+
+// Everything in `registry`, in the text exposition format (version 0.0.4).
+std::string MetricsText(const prometheus::Registry& registry);
+
+}  // namespace mr

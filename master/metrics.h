@@ -1,0 +1,69 @@
+// MasterMetrics: what mr-master counts for /metrics (docs/status-page.md has
+// the list with types). Counters and the decision-latency histogram are
+// updated as things happen (Master's heartbeat handler, JobTracker's
+// scheduling and task ends); gauges (workers, slots, blocks, jobs) are set
+// from the master's state just before each scrape (status_http.cc).
+//
+// Thread-safe (prometheus-cpp's metrics are); the master calls it from its
+// one thread anyway.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "proto/job.pb.h"
+
+namespace mr::master {
+
+class MasterMetrics {
+ public:
+  MasterMetrics();
+
+  prometheus::Registry& registry() { return *registry_; }
+
+  // cluster.Heartbeat calls that reached the job tracker.
+  void Heartbeat() { heartbeats_->Increment(); }
+  // One call of the policy's Assign (a heartbeat's decision), in seconds.
+  void Decision(double seconds) { decision_->Observe(seconds); }
+  // An accepted map task: its input bytes by level and its locality.
+  // `datacenter` is the datacenter of the node it ran on.
+  void MapDone(const pb::MapTaskRecord& task, const std::string& datacenter);
+  // An accepted reduce task: shuffle and output bytes by level.
+  void ReduceDone(const pb::ReduceTaskRecord& task, const std::string& datacenter);
+
+  // Gauges, set before a scrape.
+  prometheus::Family<prometheus::Gauge>& workers() { return *workers_; }
+  prometheus::Family<prometheus::Gauge>& slots() { return *slots_; }
+  prometheus::Family<prometheus::Gauge>& heartbeat_age() { return *heartbeat_age_; }
+  prometheus::Family<prometheus::Gauge>& disk_free() { return *disk_free_; }
+  prometheus::Gauge& files() { return *files_; }
+  prometheus::Gauge& blocks() { return *blocks_; }
+  prometheus::Gauge& under_replicated() { return *under_replicated_; }
+  prometheus::Gauge& jobs_running() { return *jobs_running_; }
+
+ private:
+  void AddBytes(std::string_view kind, const pb::Traffic& t, const std::string& datacenter);
+
+  std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
+  prometheus::Counter* heartbeats_;
+  prometheus::Histogram* decision_;
+  prometheus::Family<prometheus::Counter>* bytes_;
+  prometheus::Family<prometheus::Counter>* map_tasks_;
+  prometheus::Family<prometheus::Counter>* reduce_tasks_;
+  prometheus::Family<prometheus::Gauge>* workers_;
+  prometheus::Family<prometheus::Gauge>* slots_;
+  prometheus::Family<prometheus::Gauge>* heartbeat_age_;
+  prometheus::Family<prometheus::Gauge>* disk_free_;
+  prometheus::Gauge* files_;
+  prometheus::Gauge* blocks_;
+  prometheus::Gauge* under_replicated_;
+  prometheus::Gauge* jobs_running_;
+};
+
+}  // namespace mr::master

@@ -1,0 +1,216 @@
+// The master's status server (docs/status-page.md): Start() calls StartHttp
+// when master.http_address is set; HttpServer then calls ServeHttp on the
+// master's thread for every authorized GET, so the pages read the master's
+// state directly. The job pages are in job_pages.cc.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "common/metrics.h"
+#include "master/html.h"
+#include "master/job_pages.h"
+#include "master/master_internal.h"
+
+namespace mr::master {
+namespace {
+
+HttpResponse Html(std::string body) { return {200, "text/html; charset=utf-8", std::move(body)}; }
+
+HttpResponse NotFound(const std::string& what) {
+  return {404, "text/plain; charset=utf-8", "not found: " + what + "\n"};
+}
+
+// "/job/12" → 12, "/job/12/timeline.svg" → 12 with *svg; -1 when neither.
+int64_t JobIdOf(const std::string& path, bool* svg) {
+  const std::string prefix = "/job/";
+  if (path.rfind(prefix, 0) != 0) return -1;
+  std::string rest = path.substr(prefix.size());
+  const std::string suffix = "/timeline.svg";
+  *svg = rest.size() > suffix.size() && rest.compare(rest.size() - suffix.size(), suffix.size(), suffix) == 0;
+  if (*svg) rest.resize(rest.size() - suffix.size());
+  if (rest.empty() || rest.size() > 18 || !std::all_of(rest.begin(), rest.end(), ::isdigit)) return -1;
+  return std::stoll(rest);
+}
+
+std::string Cell(const std::string& text, bool number = false) {
+  return std::string(number ? "<td class=\"n\">" : "<td>") + text + "</td>";
+}
+
+}  // namespace
+
+Status Master::StartHttp() {
+  jobs_->set_metrics(&metrics_);
+  CountRpcs(*server_, metrics_.registry());
+  if (config_.master.http_address.port == 0) return Status::OK();
+  HttpServerOptions options;
+  options.secret = config_.ResolvedSecret();
+  options.require_secret = config_.master.http_require_secret;
+  http_ = std::make_unique<HttpServer>(io_.get_executor(), options, "master http",
+                                       [this](const HttpRequest& req) { return ServeHttp(req); });
+  MR_RETURN_IF_ERROR(http_->Listen(config_.master.http_address));
+  http_->Start();
+  spdlog::info("status pages on http://{}:{}/", config_.master.http_address.host, http_->port());
+  return Status::OK();
+}
+
+uint16_t Master::http_port() const { return http_ ? http_->port() : 0; }
+
+HttpResponse Master::ServeHttp(const HttpRequest& req) {
+  if (req.path == "/") return Html(ClusterPage());
+  if (req.path == "/dfs") return DfsPage(req);
+  if (req.path == "/metrics") return {200, kMetricsContentType, MetricsText()};
+  if (req.path == "/jobs") {
+    pb::JobListReply jobs;
+    if (Status s = jobs_->List(&jobs); !s.ok()) return {500, "text/plain", s.ToString() + "\n"};
+    return Html(JobsPage(jobs, config_.cluster.name));
+  }
+  bool svg = false;
+  const int64_t id = JobIdOf(req.path, &svg);
+  if (id < 0) return NotFound(req.path);
+  pb::JobRecord job;
+  if (Status s = jobs_->Show(id, &job); !s.ok()) return NotFound("job " + std::to_string(id));
+  if (svg) return {200, "image/svg+xml", TimelineSvg(job)};
+  return Html(JobPage(job, config_.cluster.name));
+}
+
+// "/": workers by datacenter with slots, heartbeat age and disk; the DFS
+// and job totals.
+std::string Master::ClusterPage() {
+  pb::ClusterStatusReply st;
+  ClusterStatus(&st);
+  std::map<std::string, std::vector<const pb::WorkerStatus*>> by_dc;
+  for (const pb::WorkerStatus& w : st.workers()) by_dc[w.worker().datacenter()].push_back(&w);
+  std::string out = PageHead("Cluster " + config_.cluster.name, config_.cluster.name);
+  out += "<p>policy <b>" + HtmlEscape(jobs_->scheduler().name()) + "</b>, placement " +
+         HtmlEscape(st.placement()) + ", " + std::to_string(st.files()) + " files, " +
+         std::to_string(st.blocks()) + " blocks, <span id=\"under\">" +
+         std::to_string(st.under_replicated_blocks()) + "</span> under-replicated, " +
+         std::to_string(jobs_->active_jobs()) + " jobs running</p>\n";
+  for (const auto& [dc, workers] : by_dc) {
+    out += "<h2>Datacenter " + HtmlEscape(dc) + "</h2>\n<table class=\"workers\"><tr><th>worker</th>"
+           "<th>address</th><th>rack</th><th>state</th><th>map slots</th><th>reduce slots</th>"
+           "<th>heartbeat</th><th>blocks</th><th>used</th><th>free</th><th>disk</th></tr>\n";
+    for (const pb::WorkerStatus* w : workers) {
+      const pb::WorkerInfo& i = w->worker();
+      int maps = 0, reduces = 0;
+      jobs_->SlotsInUse(i.id(), &maps, &reduces);
+      std::string state = w->live() ? "live" : "dead";
+      if (!w->admin_state().empty()) state += ", " + w->admin_state();
+      out += "<tr>" + Cell(HtmlEscape(i.id())) + Cell(HtmlEscape(i.address())) +
+             Cell(HtmlEscape(i.rack())) + Cell(state) +
+             Cell(std::to_string(maps) + "/" + std::to_string(i.map_slots()), true) +
+             Cell(std::to_string(reduces) + "/" + std::to_string(i.reduce_slots()), true) +
+             Cell(w->last_heartbeat_ms_ago() < 0 ? "never" : FormatMs(w->last_heartbeat_ms_ago()) + " ago", true) +
+             Cell(std::to_string(w->blocks()), true) + Cell(FormatBytes(w->used_bytes()), true) +
+             Cell(w->free_bytes() < 0 ? "?" : FormatBytes(w->free_bytes()), true) +
+             Cell(w->disk_problem().empty() ? "ok" : "<span class=\"bad\">" + HtmlEscape(w->disk_problem()) + "</span>") +
+             "</tr>\n";
+    }
+    out += "</table>\n";
+  }
+  return out + PageTail();
+}
+
+// "/dfs?path=/x": a directory's entries (links), or a file's blocks with
+// their replicas; and the under-replicated blocks.
+HttpResponse Master::DfsPage(const HttpRequest& req) {
+  auto q = req.query.find("path");
+  auto normalized = dfs::NormalizePath(q == req.query.end() || q->second.empty() ? "/" : q->second);
+  if (!normalized.ok()) return {400, "text/plain; charset=utf-8", normalized.status().message() + "\n"};
+  const std::string path = *normalized;
+  auto inode = namespace_->Lookup(path);
+  if (!inode.ok()) return NotFound("no such path: " + path);
+  std::string out = PageHead("DFS " + path, config_.cluster.name);
+  if (path != "/") {
+    const std::string parent = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
+    out += "<p><a href=\"/dfs?path=" + UrlEncode(parent) + "\">↑ " + HtmlEscape(parent) + "</a></p>\n";
+  }
+  if (inode->kind() == pb::INode::DIR) {
+    auto entries = namespace_->List(path);
+    if (!entries.ok()) return {500, "text/plain", entries.status().ToString() + "\n"};
+    out += "<table id=\"listing\"><tr><th>name</th><th>size</th><th>replication</th><th>blocks</th>"
+           "<th>type</th><th>modified</th></tr>\n";
+    for (const auto& [name, e] : *entries) {
+      const std::string child = (path == "/" ? "" : path) + "/" + name;
+      const bool dir = e.kind() == pb::INode::DIR;
+      out += "<tr>" + Cell("<a href=\"/dfs?path=" + UrlEncode(child) + "\">" + HtmlEscape(name) + (dir ? "/" : "") + "</a>") +
+             Cell(dir ? "" : FormatBytes(e.length()), true) + Cell(dir ? "" : std::to_string(e.replication()), true) +
+             Cell(dir ? "" : std::to_string(e.blocks_size()), true) + Cell(HtmlEscape(e.input_type())) +
+             Cell(FormatTime(e.mtime_ms())) + "</tr>\n";
+    }
+    out += "</table>\n";
+  } else {
+    out += "<p>" + FormatBytes(inode->length()) + ", replication " + std::to_string(inode->replication()) +
+           ", type " + HtmlEscape(inode->input_type()) + "</p>\n<table id=\"blocks\"><tr><th>block</th>"
+           "<th>bytes</th><th>replicas</th></tr>\n";
+    for (const auto& b : inode->blocks()) {
+      auto it = blocks_.find(b.id());
+      std::string replicas;
+      if (it != blocks_.end()) {
+        for (const auto& n : it->second.replicas) replicas += HtmlEscape(n) + " ";
+        for (const auto& n : it->second.corrupt) replicas += "<span class=\"bad\">" + HtmlEscape(n) + " (corrupt)</span> ";
+      }
+      out += "<tr>" + Cell(std::to_string(b.id()), true) + Cell(FormatBytes(b.bytes()), true) + Cell(replicas) + "</tr>\n";
+    }
+    out += "</table>\n";
+  }
+  // The under-replicated blocks (as cluster status counts them), at most 100.
+  std::string under;
+  int shown = 0;
+  for (const auto& [id, b] : blocks_) {
+    if (!b.complete) continue;
+    int in_service = 0;
+    for (const auto& n : b.replicas) in_service += !Draining(n);
+    if (in_service >= b.replication || ++shown > 100) continue;
+    under += "<li>block " + std::to_string(id) + ": " + std::to_string(in_service) + " of " +
+             std::to_string(b.replication) + "</li>";
+  }
+  out += "<h2>Under-replicated blocks</h2>\n" + (under.empty() ? "<p>none</p>" : "<ul>" + under + "</ul>") + "\n";
+  return Html(out + PageTail());
+}
+
+// Sets the gauges from the master's state, then renders every metric.
+std::string Master::MetricsText() {
+  const auto now = Clock::now();
+  std::map<std::string, int> states;
+  int map_used = 0, map_total = 0, reduce_used = 0, reduce_total = 0;
+  for (const auto& id : worker_order_) {
+    const WorkerState& w = *workers_.at(id);
+    const std::string state = !w.admin_state.empty() ? w.admin_state : (w.live ? "live" : "dead");
+    ++states[state];
+    const prometheus::Labels labels{{"worker", id}, {"datacenter", w.info.datacenter()}};
+    if (w.last_heartbeat.time_since_epoch().count() != 0) {
+      metrics_.heartbeat_age().Add(labels).Set(std::chrono::duration<double>(now - w.last_heartbeat).count());
+    }
+    if (w.free_bytes >= 0) metrics_.disk_free().Add(labels).Set(static_cast<double>(w.free_bytes));
+    if (!w.live) continue;
+    int maps = 0, reduces = 0;
+    jobs_->SlotsInUse(id, &maps, &reduces);
+    map_used += maps, reduce_used += reduces;
+    map_total += w.info.map_slots(), reduce_total += w.info.reduce_slots();
+  }
+  for (const char* s : {"live", "dead", "decommissioning", "decommissioned"}) {
+    metrics_.workers().Add({{"state", s}}).Set(states[s]);
+  }
+  metrics_.slots().Add({{"kind", "map"}, {"use", "used"}}).Set(map_used);
+  metrics_.slots().Add({{"kind", "map"}, {"use", "total"}}).Set(map_total);
+  metrics_.slots().Add({{"kind", "reduce"}, {"use", "used"}}).Set(reduce_used);
+  metrics_.slots().Add({{"kind", "reduce"}, {"use", "total"}}).Set(reduce_total);
+  int64_t under = 0, complete = 0;
+  for (const auto& [id, b] : blocks_) {
+    if (!b.complete) continue;
+    ++complete;
+    int in_service = 0;
+    for (const auto& n : b.replicas) in_service += !Draining(n);
+    under += in_service < b.replication;
+  }
+  metrics_.files().Set(static_cast<double>(namespace_->file_count()));
+  metrics_.blocks().Set(static_cast<double>(complete));
+  metrics_.under_replicated().Set(static_cast<double>(under));
+  metrics_.jobs_running().Set(static_cast<double>(jobs_->active_jobs()));
+  return mr::MetricsText(metrics_.registry());
+}
+
+}  // namespace mr::master
