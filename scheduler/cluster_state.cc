@@ -66,17 +66,13 @@ Locality ClusterState::LocalityOf(NodeId id, const std::vector<NodeId>& replicas
   return best;
 }
 
-// Slots of live nodes only (Hadoop's ClusterStatus counts live trackers).
-int ClusterState::total_map_slots() const {
-  int total = 0;
-  for (const Node& n : nodes_) total += n.live ? n.map_slots : 0;
-  return total;
-}
-
-int ClusterState::total_reduce_slots() const {
-  int total = 0;
-  for (const Node& n : nodes_) total += n.live ? n.reduce_slots : 0;
-  return total;
+// Slots of live nodes only (Hadoop's ClusterStatus counts live trackers),
+// kept by AddNode, SetLive and SetSlots — the only writers of a node's
+// live flag and slots — so a policy may read them at every heartbeat.
+void ClusterState::CountSlots(const Node& n, int sign) {
+  if (!n.live) return;
+  live_map_slots_ += sign * n.map_slots;
+  live_reduce_slots_ += sign * n.reduce_slots;
 }
 
 bool ClusterState::ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const {
@@ -116,6 +112,7 @@ NodeId ClusterState::AddNode(const std::string& name, int32_t datacenter, int32_
   n.map_slots = map_slots;
   n.reduce_slots = reduce_slots;
   nodes_.push_back(std::move(n));
+  CountSlots(nodes_.back(), +1);
   datacenters_ = std::max(datacenters_, datacenter + 1);
   if (rack >= 0) has_racks_ = true;
   return nodes_.back().id;
@@ -125,7 +122,10 @@ NodeId ClusterState::AddNode(const std::string& name, int32_t datacenter, int32_
 // RedoMap) itself, then tells the policy (OnNodeLost).
 void ClusterState::SetLive(NodeId id, bool live) {
   if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) Die("SetLive", "unknown node");
-  nodes_[static_cast<size_t>(id)].live = live;
+  Node& n = nodes_[static_cast<size_t>(id)];
+  CountSlots(n, -1);
+  n.live = live;
+  CountSlots(n, +1);
 }
 
 void ClusterState::SetSlots(NodeId id, int map_slots, int reduce_slots) {

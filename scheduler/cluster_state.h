@@ -135,8 +135,9 @@ class ClusterState {
   const std::vector<JobId>& active_jobs() const { return active_; }
 
   const Measurements& measurements() const { return measurements_; }
-  int total_map_slots() const;
-  int total_reduce_slots() const;
+  // Slots of live nodes (O(1): kept as nodes come, go and change).
+  int total_map_slots() const { return live_map_slots_; }
+  int total_reduce_slots() const { return live_reduce_slots_; }
   // Tasks running in the whole cluster (Σ over active jobs), kept by the
   // mutations below.
   int running_maps() const { return running_maps_; }
@@ -188,6 +189,8 @@ class ClusterState {
 
  private:
   void Changed(JobId id);
+  // Adds (sign +1) or removes (-1) a node's slots from the live totals.
+  void CountSlots(const Node& n, int sign);
 
   std::vector<Node> nodes_;
   std::vector<Job> jobs_;
@@ -197,6 +200,7 @@ class ClusterState {
   int datacenters_ = 0;
   bool has_racks_ = false;
   int running_maps_ = 0, running_reduces_ = 0;
+  int live_map_slots_ = 0, live_reduce_slots_ = 0;
   std::vector<JobId> log_;  // changes log_base_, log_base_ + 1, ...
   uint64_t log_base_ = 0;
 };

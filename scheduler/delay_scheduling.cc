@@ -157,11 +157,9 @@ bool DelayAssigner::UnlocatedPending(const ClusterState& state, JobId job) const
 
 void DelayAssigner::Update(const ClusterState& state, TimeMs now) {
   order_->Update(state, now);
-  runnable_maps_ = runnable_reduces_ = 0;
-  for (JobId id : state.active_jobs()) {
-    runnable_maps_ += JobDemand(state.job(id), /*for_maps=*/true);
-    runnable_reduces_ += JobDemand(state.job(id), /*for_maps=*/false);
-  }
+  demand_.Refresh(state);  // O(jobs changed since the last refresh)
+  runnable_maps_ = demand_.total(/*for_maps=*/true);
+  runnable_reduces_ = demand_.total(/*for_maps=*/false);
   updated_ = true;
   last_update_ms_ = now;
 }

@@ -160,6 +160,7 @@ class DelayAssigner {
   std::vector<char> unlocated_;  // by JobId: some map has no replica
   bool updated_ = false;
   TimeMs last_update_ms_ = 0;
+  DemandSnapshot demand_;                         // demands as of the last Update
   int runnable_maps_ = 0, runnable_reduces_ = 0;  // Σ demand at the last Update
   std::vector<JobId> sorted_;                     // scratch
 };

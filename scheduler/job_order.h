@@ -57,6 +57,7 @@
 
 #include "common/status.h"
 #include "scheduler/cluster_state.h"
+#include "scheduler/demand_snapshot.h"
 
 namespace mr::sched {
 
@@ -147,21 +148,19 @@ class FairOrder : public JobOrder {
   struct Shares {
     double map = 0, reduce = 0;
   };
-  struct Cached {
-    bool seen = false;
-    int demand_maps = 0, demand_reduces = 0;
-  };
   // Sort's cache, one per slot kind: each pool's jobs in their in-pool
-  // order, and the key each job was placed by. A Sort for the same jobs
-  // and demands as the last full pass reads only the jobs the state logged
-  // as changed since (ClusterState::ChangedJobsSince) and re-places those
-  // whose key (running count, priority, submit time) changed: O(k log n +
-  // k n/w) for k changes (a memmove per move), then O(n) to copy the
-  // answer. Otherwise a full pass compares every job's key, drops the jobs
-  // that left and merges in the new ones, O(n + k log k). Either way the
-  // (few) pools are ordered afresh from their totals. A job's pool must not
-  // change once the order has seen it (as for FifoOrder: make the order
-  // forget it first).
+  // order, and the key and demand each job was placed by. A Sort asked for
+  // the same jobs as the last one, or for state.active_jobs() when the last
+  // one was too, reads only the jobs the state logged as changed since
+  // (ClusterState::ChangedJobsSince; also since the demand snapshot the
+  // last Sort used, when an Update came between) and re-places those whose
+  // key (running count, priority, submit time) changed, lists the new ones
+  // and drops the ones that left: O(k log n + k n/w) for k changes (a
+  // memmove per move), then O(n) to copy the answer. Otherwise a full pass
+  // compares every job's key, drops the jobs that left and merges in the
+  // new ones, O(n + k log k). Either way the (few) pools are ordered afresh
+  // from their totals. A job's pool must not change once the order has
+  // seen it (as for FifoOrder: make the order forget it first).
   struct PoolEntry {
     PoolSpec spec;
     int rank = 0;                 // position in name order
@@ -170,24 +169,26 @@ class FairOrder : public JobOrder {
     size_t kept = 0, moved = 0;   // this Sort's counts (scratch)
   };
   struct JobEntry {
-    uint64_t epoch = 0;  // the last Sort that was asked this job
+    uint64_t epoch = 0;  // the last Sort that was asked (or re-read) this job
     int32_t pool = -1;
     bool in = false;     // in a PoolEntry::jobs
     bool moved = false;  // key changed this Sort: re-place
     int running = 0, priority = 0;
     TimeMs submit_ms = 0;
+    int demand = 0;      // counted in its pool's total
   };
   struct OrderCache {
     const ClusterState* state = nullptr;
     uint64_t epoch = 0;
     size_t size = 0;  // jobs in the pools' lists
-    // The last full pass: its input, the Update it saw, and whether any
-    // job's demand was live (unseen by that Update). When all match, the
-    // pool totals are kept and only running counts are compared.
+    // The last Sort: its input, whether that was state.active_jobs(), the
+    // log position, and the demand snapshot it read (DemandSnapshot's
+    // state, refreshes and seq).
     std::vector<JobId> input;
-    uint64_t update_gen = 0;
+    bool input_active = false;
     uint64_t log_seq = 0;  // ClusterState::change_seq() when last sorted
-    bool live_demand = true;
+    const ClusterState* demand_state = nullptr;
+    uint64_t demand_refreshes = 0, demand_seq = 0;
     std::vector<PoolEntry> pools;
     std::map<std::string, int32_t> pool_index;
     std::vector<JobEntry> jobs;  // by JobId
@@ -201,9 +202,16 @@ class FairOrder : public JobOrder {
   static void ResetCache(OrderCache& c);
   // The in-pool order of cached entries (then pool index, for placing).
   static bool InPoolBefore(const OrderCache& c, JobId a, JobId b);
-  // The fast path's step for one logged job: if its key changed, take it
-  // out of its pool's list for PlaceAndOrder to put back.
-  void Recheck(const ClusterState& state, bool for_maps, OrderCache& c, JobId id) const;
+  // The fast path's step for one logged job (`in_now`: asked this Sort):
+  // drop it if it left, queue it for PlaceAndOrder if it is new or its key
+  // changed (out of its pool's list), and bring its pool's totals up to
+  // date.
+  void Reconcile(const ClusterState& state, bool for_maps, OrderCache& c, JobId id, bool in_now,
+                 uint64_t epoch) const;
+  // Takes a listed job out of its pool's list (found by its cached key).
+  static void Unlist(OrderCache& c, JobId id);
+  // The cache's pool index for the job's pool, made on first use.
+  int32_t CachePool(OrderCache& c, const Job& job) const;
   // Sort's steps: compare every job's key with the cache, recount the pool
   // totals and take out what left or moved (resets `c` on a repeated id);
   // then put the moved and new jobs back, order the pools, write `jobs`.
@@ -214,12 +222,12 @@ class FairOrder : public JobOrder {
   std::map<std::string, PoolSpec> specs_;  // configured pools by name
   PoolSpec default_spec_;                  // for pools made on demand
   // Update records what the shares are computed from (the active jobs in
-  // order, with their pool and priority, and the slots); the shares
-  // themselves are computed on first read, as Update would have.
-  struct ShareJob {
-    JobId id;
-    int32_t pool;
-    int priority;
+  // order — demand_.active() —, their demands, pools and priorities, and
+  // the slots); the shares themselves are computed on first read, as
+  // Update would have.
+  struct ShareKey {
+    int32_t pool = -1;
+    int priority = 0;
   };
   int32_t PoolId(JobId id, const Job& job);
   void ComputeShares() const;
@@ -227,13 +235,12 @@ class FairOrder : public JobOrder {
   std::map<std::string, int32_t> pool_ids_;  // pool name → index in pool_names_
   std::vector<std::string> pool_names_;
   std::vector<int32_t> job_pool_;            // by JobId, -1 unknown
-  std::vector<ShareJob> share_jobs_;
+  std::vector<ShareKey> share_keys_;         // by JobId, as of the last Update
   int share_map_slots_ = 0, share_reduce_slots_ = 0;
   mutable bool shares_stale_ = false;
-  uint64_t update_gen_ = 0;  // Updates so far
   mutable std::map<std::string, Shares> pool_shares_;
   mutable std::vector<Shares> job_shares_;  // by JobId
-  std::vector<Cached> jobs_;  // by JobId
+  DemandSnapshot demand_;  // demands as of the last Update
   mutable OrderCache cache_[2];  // [for_maps]
 };
 

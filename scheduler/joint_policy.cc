@@ -190,16 +190,25 @@ void JointPolicy::OnJobAdded(const ClusterState& state, JobId job, TimeMs) {
   }
 }
 
+// The job's maps leave the queues they wait in — those their slots name
+// (every queued task's slot says where it is) — each queue keeping the
+// order of the rest. A job that finished normally waits nowhere.
 void JointPolicy::OnJobFinished(const ClusterState&, JobId job, TimeMs) {
-  auto drop = [job](std::deque<TaskRef>& q) {
-    std::erase_if(q, [job](TaskRef t) { return t.job == job; });
-  };
-  for (auto& queues : machine_) std::for_each(queues.begin(), queues.end(), drop);
-  for (auto& queues : group_) std::for_each(queues.begin(), queues.end(), drop);
-  drop(unplaced_);
-  if (static_cast<size_t>(job) < slots_.size()) {
-    std::vector<Slot>().swap(slots_[static_cast<size_t>(job)]);
+  if (static_cast<size_t>(job) >= slots_.size()) return;
+  std::vector<Slot>& slots = slots_[static_cast<size_t>(job)];
+  std::vector<Where>& queues = scratch_;
+  queues.clear();
+  for (const Slot& s : slots) {
+    if (s.where != kNowhere && std::find(queues.begin(), queues.end(), s.where) == queues.end()) {
+      queues.push_back(s.where);
+    }
   }
+  for (Where w : queues) {
+    if (std::deque<TaskRef>* q = Find(w)) {
+      std::erase_if(*q, [job](TaskRef t) { return t.job == job; });
+    }
+  }
+  std::vector<Slot>().swap(slots);
 }
 
 void JointPolicy::OnTaskFailed(const ClusterState& state, JobId job, int32_t index, bool is_map,

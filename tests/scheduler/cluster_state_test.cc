@@ -241,5 +241,35 @@ TEST(ClusterStateTest, SetSlotsOnANodeThatIsDown) {
   EXPECT_DEATH(s.SetSlots(a, 1, 1), "is live");
 }
 
+// The live slot totals are kept, not summed per call: across nodes coming,
+// going, going twice and changing slots while down they must equal a sum
+// over the live nodes.
+TEST(ClusterStateTest, LiveSlotTotalsFollowEveryNodeChange) {
+  ClusterState s;
+  auto check = [&] {
+    int maps = 0, reduces = 0;
+    for (const Node& n : s.nodes()) maps += n.live ? n.map_slots : 0;
+    for (const Node& n : s.nodes()) reduces += n.live ? n.reduce_slots : 0;
+    EXPECT_EQ(s.total_map_slots(), maps);
+    EXPECT_EQ(s.total_reduce_slots(), reduces);
+  };
+  NodeId a = s.AddNode("a", 0, -1, 2, 1);
+  NodeId b = s.AddNode("b", 1, -1, 3, 0);
+  check();
+  s.SetLive(a, false);
+  check();
+  s.SetLive(a, false);  // already down: no second subtraction
+  EXPECT_EQ(s.total_map_slots(), 3);
+  s.SetSlots(a, 5, 4);
+  check();
+  s.SetLive(a, true);
+  s.SetLive(a, true);  // already up: no second addition
+  EXPECT_EQ(s.total_map_slots(), 8);
+  EXPECT_EQ(s.total_reduce_slots(), 4);
+  s.SetLive(b, false);
+  s.AddNode("c", 1, -1, 0, 7);
+  check();
+}
+
 }  // namespace
 }  // namespace mr::sched
