@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/auth.h"
+#include "common/xml_escape.h"
 
 namespace mr {
 
@@ -135,21 +136,7 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
 
 }  // namespace
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return XmlEscape(text); }
 
 std::string UrlEncode(std::string_view text) {
   static const char* kHex = "0123456789ABCDEF";

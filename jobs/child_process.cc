@@ -135,20 +135,26 @@ Status ChildProcess::TakeLines() {
   return Status::OK();
 }
 
+int WaitSliceMs(std::chrono::steady_clock::time_point start, int64_t timeout_ms) {
+  constexpr int kSliceMs = 100;
+  if (timeout_ms <= 0) return kSliceMs;
+  const int64_t ran =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  if (ran >= timeout_ms) return -1;
+  return static_cast<int>(std::min<int64_t>(kSliceMs, timeout_ms - ran));
+}
+
+std::string TimeLimitMessage(int64_t timeout_ms) {
+  return "ran longer than the task time limit (" + std::to_string(timeout_ms) +
+         " ms, [jobs] task_timeout_ms or --param timeout_ms): killed";
+}
+
 Status ChildProcess::Pump(size_t keep, bool until_eof) {
   char buf[64 << 10];
   while (until_eof ? (out_ >= 0 || err_ >= 0) : in_buf_.size() - in_pos_ > keep && in_ >= 0) {
     if (o_.cancel != nullptr && o_.cancel->load()) return Failure("stopped: the task was killed");
-    int wait_ms = 100;
-    if (o_.timeout_ms > 0) {
-      const int64_t ran = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - start_).count();
-      if (ran >= o_.timeout_ms) {
-        return Failure("ran longer than the task time limit (" + std::to_string(o_.timeout_ms) +
-                       " ms, [jobs] task_timeout_ms or --param timeout_ms): killed");
-      }
-      wait_ms = static_cast<int>(std::min<int64_t>(wait_ms, o_.timeout_ms - ran));
-    }
+    const int wait_ms = WaitSliceMs(start_, o_.timeout_ms);
+    if (wait_ms < 0) return Failure(TimeLimitMessage(o_.timeout_ms));
     pollfd fds[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {-1, POLLOUT, 0}};
     if (!until_eof && in_pos_ < in_buf_.size()) fds[2].fd = in_;
     if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) {

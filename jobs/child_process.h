@@ -88,4 +88,12 @@ class ChildProcess {
 // newlines shown as " | ": a stderr tail fit for a one-line error.
 std::string OneLineTail(std::string_view s, size_t n = 2048);
 
+// One poll() slice of a wait on a child: 100 ms, or less when the time
+// limit is nearer; -1 once `timeout_ms` (> 0; 0 = no limit) has passed
+// since `start`. Used by ChildProcess (streaming) and worker/task_child.cc
+// (mr-task).
+int WaitSliceMs(std::chrono::steady_clock::time_point start, int64_t timeout_ms);
+// The one line a child killed for its time limit leaves in its attempt.
+std::string TimeLimitMessage(int64_t timeout_ms);
+
 }  // namespace mr::jobs

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/xml_escape.h"
+
 namespace mr::sim::svg {
 namespace {
 
@@ -72,20 +74,7 @@ struct Scale {
 
 }  // namespace
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& text) { return XmlEscape(text); }
 
 std::vector<double> NiceTicks(double lo, double hi, int target) {
   if (!(hi > lo)) return {lo};

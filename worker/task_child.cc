@@ -80,16 +80,8 @@ class Child {
   Status Receive(pb::ChildMessage* m) {
     for (;;) {
       if (o_.cancel != nullptr && o_.cancel->load()) return Kill("stopped: the task was killed");
-      int wait_ms = 100;
-      if (o_.timeout_ms > 0) {
-        const int64_t ran = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::steady_clock::now() - start_).count();
-        if (ran >= o_.timeout_ms) {
-          return Kill("ran longer than the task time limit (" + std::to_string(o_.timeout_ms) +
-                      " ms, [jobs] task_timeout_ms or --param timeout_ms): killed");
-        }
-        wait_ms = static_cast<int>(std::min<int64_t>(wait_ms, o_.timeout_ms - ran));
-      }
+      const int wait_ms = jobs::WaitSliceMs(start_, o_.timeout_ms);
+      if (wait_ms < 0) return Kill(jobs::TimeLimitMessage(o_.timeout_ms));
       pollfd p{from_, POLLIN, 0};
       if (::poll(&p, 1, wait_ms) > 0) break;
     }
