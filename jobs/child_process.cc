@@ -66,14 +66,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(Options options) {
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   if (!c->o_.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, c->o_.cwd.c_str());
   posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
+  InitChildSpawnAttr(&attr);
   const char* argv[] = {"sh", "-c", c->o_.command.c_str(), nullptr};
   const int rc = posix_spawn(&c->pid_, "/bin/sh", &fa, &attr, const_cast<char**>(argv), environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -133,6 +126,17 @@ Status ChildProcess::TakeLines() {
                    " bytes (the limit of one output line)");
   }
   return Status::OK();
+}
+
+void InitChildSpawnAttr(posix_spawnattr_t* attr) {
+  posix_spawnattr_init(attr);
+  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(attr, 0);
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(attr, &all);
+  posix_spawnattr_setsigmask(attr, &none);
 }
 
 int WaitSliceMs(std::chrono::steady_clock::time_point start, int64_t timeout_ms) {

@@ -14,6 +14,7 @@
 // Thread-compatible: one instance is used by one thread.
 #pragma once
 
+#include <spawn.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -87,6 +88,12 @@ class ChildProcess {
 // The last `n` bytes of `s` (cut to a line start when one is near), with
 // newlines shown as " | ": a stderr tail fit for a one-line error.
 std::string OneLineTail(std::string_view s, size_t n = 2048);
+
+// Initializes `attr` for a child of a task (a streaming command, mr-task):
+// its own process group (so a time-out kills the whole group), default
+// signal dispositions and an empty signal mask whatever the worker's
+// threads had. The caller destroys it.
+void InitChildSpawnAttr(posix_spawnattr_t* attr);
 
 // One poll() slice of a wait on a child: 100 ms, or less when the time
 // limit is nearer; -1 once `timeout_ms` (> 0; 0 = no limit) has passed

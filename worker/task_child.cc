@@ -49,14 +49,7 @@ class Child {
     posix_spawn_file_actions_addopen(&fa, 2, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setsigmask(&attr, &none);
+    jobs::InitChildSpawnAttr(&attr);
     const char* argv[] = {"mr-task", nullptr};
     const int rc = posix_spawn(&pid_, o_.exe.c_str(), &fa, &attr, const_cast<char**>(argv), environ);
     posix_spawn_file_actions_destroy(&fa);
