@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "worker/map_aggregate.h"
+#include "worker/record_sort.h"
 #include "worker/segment_io.h"
 
 namespace mr::worker {
@@ -37,26 +38,9 @@ namespace {
 // Bounds the open readers (each a zstd context and two ~128 KiB buffers).
 constexpr size_t kMergeFactor = 16;
 
-// One buffered record: key at arena[offset], value right after it. `prefix`
-// holds the key's first 8 bytes big-endian (zero-padded) so most comparisons
-// in the sort touch no arena memory; `seq` (arrival order) breaks ties.
-struct Entry {
-  uint64_t prefix;
-  uint64_t offset;
-  uint32_t key_len;
-  uint32_t value_len;
-  uint32_t partition;
-  uint32_t seq;
-};
-static_assert(sizeof(Entry) == 32);
+using Entry = internal::SortEntry;
+using internal::KeyPrefix;
 
-uint64_t KeyPrefix(std::string_view key) {
-  unsigned char bytes[8] = {};
-  std::memcpy(bytes, key.data(), std::min<size_t>(8, key.size()));
-  uint64_t v = 0;
-  for (unsigned char b : bytes) v = (v << 8) | b;
-  return v;
-}
 // Accounted per record on top of its key and value bytes.
 constexpr int64_t kRecordOverhead = sizeof(Entry);
 
@@ -255,17 +239,7 @@ struct MapOutputBuffer::Impl {
 
   // Orders the index by (partition, key bytewise, arrival).
   void SortIndex() {
-    std::sort(index.begin(), index.end(), [this](const Entry& a, const Entry& b) {
-      if (a.partition != b.partition) return a.partition < b.partition;
-      if (a.prefix != b.prefix) return a.prefix < b.prefix;
-      // Equal first 8 bytes (zero padding included): the rest decides.
-      if (a.key_len > 8 || b.key_len > 8) {
-        int c = CompareBytes(KeyTail(a), KeyTail(b));
-        if (c != 0) return c < 0;
-      }
-      if (a.key_len != b.key_len) return a.key_len < b.key_len;
-      return a.seq < b.seq;
-    });
+    internal::SortEntries(index, arena.data(), static_cast<uint32_t>(options.partitions));
   }
 
   // Sorts the buffer (records or counts) and writes one segment per partition

@@ -1,0 +1,56 @@
+// The ordering of a map task's sort buffer: its index entries by
+// (partition, key bytewise, arrival), without touching the arena for most
+// decisions. Internal to worker/map_output.cc; its own file so it can be
+// tested and measured alone (tests/worker/record_sort_test.cc).
+//
+// The sort is an in-place MSD radix sort (American flag sort, McIlroy,
+// Bostic and McIlroy 1993) on the partition and then on the 8-byte
+// big-endian key prefix every entry carries, one byte per level. A bucket
+// of fewer than kSmallBucket entries, or one whose 8 prefix bytes are all
+// equal, is finished by a comparison sort with the full order (the key's
+// bytes after the prefix, then its length, then arrival). The result is
+// exactly the order of std::sort with CompareEntries: the order is total
+// (arrival numbers are distinct), so there is one sorted order to reach.
+//
+// Cost: one counting pass and one permutation pass over the entries per
+// radix level; a level whose entries all share the byte costs the counting
+// pass alone. No memory beyond 256 counters per level of recursion.
+//
+// Thread-compatible; pure functions over the caller's memory.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace mr::worker::internal {
+
+// One buffered record: key at arena[offset], value right after it. `prefix`
+// holds the key's first 8 bytes big-endian (zero-padded, see KeyPrefix);
+// `seq` (arrival order) breaks ties and must be distinct within one sort.
+struct SortEntry {
+  uint64_t prefix;
+  uint64_t offset;
+  uint32_t key_len;
+  uint32_t value_len;
+  uint32_t partition;
+  uint32_t seq;
+};
+static_assert(sizeof(SortEntry) == 32);
+
+// The first 8 bytes of `key` as a big-endian number, zero-padded on the right.
+uint64_t KeyPrefix(std::string_view key);
+
+// True when a orders before b: by partition, key bytewise (a proper prefix
+// first), then seq. `arena` holds the keys.
+bool EntryLess(const SortEntry& a, const SortEntry& b, const char* arena);
+
+// Sorts `entries` by EntryLess. `partitions`: one more than the largest
+// partition number in entries (a hint for the first level; any value ≥ 1
+// is correct). Uses the comparison sort alone below kSmallBucket entries.
+void SortEntries(std::span<SortEntry> entries, const char* arena, uint32_t partitions);
+
+// Buckets smaller than this are finished by the comparison sort.
+inline constexpr size_t kSmallBucket = 48;
+
+}  // namespace mr::worker::internal
