@@ -301,6 +301,35 @@ TEST(SortTest, PlanPicksQuantilesAndPartitionIsMonotone) {
   }
 }
 
+TEST(SortTest, PlanBalancesBytesNotLines) {
+  // Text: many empty lines (sorting first) and long ones. Equal line counts
+  // would give reducer 0 the empty lines and a few long ones, a small share
+  // of the bytes; the points must split the output bytes evenly.
+  std::mt19937_64 rng(15);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 4000; ++i) {
+    std::string line;
+    if (rng() % 3 != 0) {  // two thirds are lines of 40..80 letters
+      for (int n = 40 + rng() % 41; n > 0; --n) line.push_back(static_cast<char>('a' + rng() % 26));
+    }
+    lines.push_back(line);
+  }
+  for (int reducers : {2, 3}) {
+    SCOPED_TRACE(reducers);
+    Params params;
+    ASSERT_TRUE(Make("sort")->Plan(lines, reducers, &params).ok());
+    auto job = Make("sort", params);
+    ASSERT_NE(job, nullptr);
+    std::vector<double> bytes(reducers);
+    double total = 0;
+    for (const std::string& l : lines) {
+      bytes[job->Partition(l, reducers)] += l.size() + 1;
+      total += l.size() + 1;
+    }
+    for (double b : bytes) EXPECT_NEAR(b / total, 1.0 / reducers, 0.02);
+  }
+}
+
 TEST(SortTest, SplitPointsSurviveArbitraryBytes) {
   // Lines may hold ',', '\t', '\r' and bytes >= 0x80: the encoding must
   // carry them to every task.
