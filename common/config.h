@@ -223,8 +223,11 @@ struct WorkerOptions {
 // [jobs]: how the master runs jobs and workers run tasks.
 struct JobOptions {
   // Memory for a map task's buffered output before it spills to disk
-  // (per running map). Default: 64 MiB.
-  int64_t sort_buffer_bytes = 64 << 20;
+  // (per running map). Each record takes its key and value bytes plus 32
+  // bytes of index, so a 64 MiB block of text lines (56 bytes on average)
+  // needs ~100 MiB to be sorted in one pass without a spill and a merge.
+  // Default: 128 MiB.
+  int64_t sort_buffer_bytes = 128 << 20;
   // Reduces of a job may start once this fraction of its maps finished
   // (Hadoop's mapred.reduce.slowstart.completed.maps). Default: 0.05.
   double slowstart = 0.05;

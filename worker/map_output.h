@@ -65,7 +65,7 @@ using PartitionFn = std::function<int(std::string_view key)>;
 
 struct MapOutputOptions {
   int partitions = 1;                        // ≥ 1
-  int64_t sort_buffer_bytes = 64 << 20;      // memory for buffered records (or counts)
+  int64_t sort_buffer_bytes = 128 << 20;     // memory for buffered records (or counts)
   int zstd_level = 1;
   CombineFn combiner;                        // empty = no combiner
   // The combiner emits, for each key, exactly one record: the key and the

@@ -57,8 +57,9 @@ struct MapTaskSpec {
   // nothing before its split. -1: unknown, the task reads that byte.
   // Default: -1.
   int byte_before = -1;
-  // Memory for buffered map output before a spill. Default: 64 MiB.
-  int64_t sort_buffer_bytes = 64 << 20;
+  // Memory for buffered map output before a spill. Default: 128 MiB
+  // (config.h JobOptions::sort_buffer_bytes).
+  int64_t sort_buffer_bytes = 128 << 20;
   // A job whose combiner sums counts (jobs::CombinerKind::kSumCounts) counts
   // in a hash table (MapOutputOptions::sum_counts). false sorts and combines
   // every pair instead: the same output, slower; for tests and benchmarks.
