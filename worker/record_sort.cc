@@ -54,13 +54,37 @@ void Permute(SortEntry* first, size_t buckets, const size_t* counts, size_t* nex
   }
 }
 
-// Sorts [first, last), whose entries share the partition and the prefix
-// bytes before `depth` (0..8), by prefix byte `depth` and deeper.
-void SortByPrefix(SortEntry* first, SortEntry* last, int depth, const char* arena) {
+// 8 bytes of `e`'s key from byte `at` on, big-endian, zero-padded.
+uint64_t KeyChunk(const SortEntry& e, const char* arena, uint32_t at) {
+  return e.key_len <= at ? 0 : KeyPrefix(std::string_view(arena + e.offset + at, e.key_len - at));
+}
+
+// Keys are radix-sorted on at most this many leading bytes (bounding the
+// recursion); buckets still tied after them finish with the comparison sort.
+constexpr uint32_t kMaxRadixBytes = 64;
+
+// Sorts [first, last), whose entries share the partition and the key bytes
+// before `at` + `depth`, by key byte `at` + `depth` and deeper. `prefix`
+// holds key bytes [at, at + 8): the caller's entries hold bytes [0, 8), and
+// a bucket still tied after its 8 bytes loads the next 8 into `prefix`
+// (RestorePrefix puts the first 8 back when the bucket is sorted).
+void SortByPrefix(SortEntry* first, SortEntry* last, uint32_t at, int depth, const char* arena) {
   for (;;) {
     const size_t n = static_cast<size_t>(last - first);
     if (n < 2) return;
-    if (n < kSmallBucket || depth >= 8) return FinishBucket(first, last, arena);
+    if (n < kSmallBucket) return FinishBucket(first, last, arena);
+    if (depth >= 8) {  // every entry has the same 8 bytes from `at`
+      const uint32_t next_at = at + 8;
+      const bool longer = std::any_of(first, last, [&](const SortEntry& e) { return e.key_len > next_at; });
+      if (!longer || next_at >= kMaxRadixBytes) return FinishBucket(first, last, arena);
+      const uint64_t saved = at == 0 ? first->prefix : 0;
+      for (SortEntry* e = first; e != last; ++e) e->prefix = KeyChunk(*e, arena, next_at);
+      SortByPrefix(first, last, next_at, 0, arena);
+      if (at == 0) {
+        for (SortEntry* e = first; e != last; ++e) e->prefix = saved;
+      }
+      return;
+    }
     const int shift = 56 - 8 * depth;
     std::array<size_t, 256> counts{};
     for (const SortEntry* e = first; e != last; ++e) ++counts[(e->prefix >> shift) & 0xff];
@@ -73,7 +97,7 @@ void SortByPrefix(SortEntry* first, SortEntry* last, int depth, const char* aren
     Permute(first, 256, counts.data(), next.data(), ends.data(), digit);
     size_t begin = 0;
     for (size_t d = 0; d < 256; ++d) {
-      if (ends[d] - begin > 1) SortByPrefix(first + begin, first + ends[d], depth + 1, arena);
+      if (ends[d] - begin > 1) SortByPrefix(first + begin, first + ends[d], at, depth + 1, arena);
       begin = ends[d];
     }
     return;
@@ -109,14 +133,14 @@ void SortEntries(std::span<SortEntry> entries, const char* arena, uint32_t parti
   // Level one: the partition (a counting sort with one bucket per partition).
   uint32_t buckets = std::max<uint32_t>(partitions, 1);
   for (const SortEntry& e : entries) buckets = std::max(buckets, e.partition + 1);
-  if (buckets == 1) return SortByPrefix(first, first + n, 0, arena);
+  if (buckets == 1) return SortByPrefix(first, first + n, 0, 0, arena);
   std::vector<size_t> counts(buckets, 0), next(buckets), ends(buckets);
   for (const SortEntry& e : entries) ++counts[e.partition];
   Permute(first, buckets, counts.data(), next.data(), ends.data(),
           [](const SortEntry& e) { return static_cast<size_t>(e.partition); });
   size_t begin = 0;
   for (size_t p = 0; p < buckets; ++p) {
-    SortByPrefix(first + begin, first + ends[p], 0, arena);
+    SortByPrefix(first + begin, first + ends[p], 0, 0, arena);
     begin = ends[p];
   }
 }

@@ -72,6 +72,24 @@ TEST(RecordSortTest, MatchesStdSortOnRandomBinaryKeys) {
   }
 }
 
+TEST(RecordSortTest, LongCommonStemsAndDuplicates) {
+  // Ties past the 8-byte prefix: the radix goes on 8 key bytes at a time
+  // (up to 64), then the comparison sort; duplicates keep arrival order.
+  std::mt19937_64 rng(3);
+  const std::string stem16 = "the the the the ", stem70(70, 'x');
+  for (const std::string& stem : {stem16, stem70, stem70 + std::string(5, '\0')}) {
+    Buffer b;
+    for (int i = 0; i < 20000; ++i) {
+      std::string key = stem.substr(0, rng() % (stem.size() + 1));
+      if (rng() % 2) key += RandomKey(rng);
+      b.Add(static_cast<uint32_t>(rng() % 2), key);
+    }
+    const std::vector<uint32_t> want = Expected(b);
+    EXPECT_EQ(Sorted(b, 2), want) << testing::PrintToString(stem);
+    for (const SortEntry& e : b.entries) ASSERT_EQ(e.prefix, KeyPrefix(b.Key(e)));  // put back
+  }
+}
+
 TEST(RecordSortTest, KeysThatDifferOnlyInZeroPaddingOrLength) {
   // Same 8-byte prefix (zero padding included), told apart by the tail or length.
   Buffer b;
