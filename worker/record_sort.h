@@ -6,15 +6,19 @@
 // The sort is an in-place MSD radix sort (American flag sort, McIlroy,
 // Bostic and McIlroy 1993) on the partition and then on the 8-byte
 // big-endian key prefix every entry carries, one byte per level. A bucket
-// of fewer than kSmallBucket entries, or one whose 8 prefix bytes are all
-// equal, is finished by a comparison sort with the full order (the key's
-// bytes after the prefix, then its length, then arrival). The result is
+// still tied after those 8 bytes loads the next 8 key bytes into its
+// entries' prefix and goes on (up to kMaxRadixBytes = 64 key bytes; the
+// first 8 are put back afterwards). A bucket of fewer than kSmallBucket
+// entries, or still tied at the end, is finished by a comparison sort with
+// the full order (the key's bytes after the prefix, then its length, then
+// arrival). The result is
 // exactly the order of std::sort with CompareEntries: the order is total
 // (arrival numbers are distinct), so there is one sorted order to reach.
 //
 // Cost: one counting pass and one permutation pass over the entries per
 // radix level; a level whose entries all share the byte costs the counting
-// pass alone. No memory beyond 256 counters per level of recursion.
+// pass alone; loading the next 8 key bytes reads the arena once. No memory
+// beyond 256 counters per level of recursion (at most 64 levels).
 //
 // Thread-compatible; pure functions over the caller's memory.
 #pragma once
