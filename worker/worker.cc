@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <spdlog/spdlog.h>
 
 #include "common/metrics.h"
@@ -17,6 +18,75 @@ namespace {
 awaitable<Status> FailStream(Connection& conn, const Status& why) {
   co_await conn.SendError(why);
   co_return why;
+}
+
+// One frame of a dn.WriteBlock stream, checked against the stream's position.
+struct InboundFrame {
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  std::string data;
+};
+
+// The outcome of receiving a data frame: `tell_writer` when the frame
+// arrived but breaks the stream's rules (the writer is told why); otherwise
+// an error is the connection's, and there is no one to tell.
+struct Arrival {
+  Status status;
+  bool tell_writer = false;
+};
+
+// Receives the frame that must start at *expected and advances *expected
+// past it.
+awaitable<Arrival> ReceiveDataFrame(Connection& conn, uint64_t id, int64_t* expected,
+                                    InboundFrame* in) {
+  Status s = co_await conn.Receive(&in->frame, &in->data);
+  if (!s.ok()) co_return Arrival{s};
+  if (in->frame.status_code() != 0 || !in->chunk.ParseFromString(in->frame.body())) {
+    co_return Arrival{Status::ProtocolError("block " + std::to_string(id) + ": bad data frame")};
+  }
+  const int64_t chunks = (static_cast<int64_t>(in->data.size()) + dfs::kChecksumChunkBytes - 1) /
+                         dfs::kChecksumChunkBytes;
+  if (in->chunk.offset() != *expected) {
+    co_return Arrival{Status::InvalidArgument("out-of-order data chunk"), true};
+  }
+  if (in->chunk.checksums_size() != chunks) {
+    co_return Arrival{Status::InvalidArgument("data chunk without a checksum per 64 KiB"), true};
+  }
+  *expected += static_cast<int64_t>(in->data.size());
+  co_return Arrival{};
+}
+
+// Tells the coroutine that a frame is stored (sent from the store pool).
+using StoreDone = asio::experimental::concurrent_channel<void(boost::system::error_code, Status)>;
+
+// Starts verifying and appending one frame on `pool`, so disk writes and
+// checksums never hold an io thread; the outcome arrives on `done`. A plain
+// post, not co_spawn onto the pool with a parallel group: that installs
+// cancellation handlers from the pool's thread into slots the io threads use
+// (it crashed in cancellation_slot::prepare_memory).
+void StartStore(asio::thread_pool& pool, dfs::BlockWriter* writer, const InboundFrame* in,
+                StoreDone* done) {
+  asio::post(pool, [writer, in, done] {
+    Status s = writer->Append(in->data, std::span<const uint64_t>(in->chunk.checksums().data(),
+                                                                   in->chunk.checksums().size()));
+    done->try_send(boost::system::error_code(), std::move(s));  // capacity 1, never full
+  });
+}
+
+// What the receiving side did while a frame was being stored.
+struct Step {
+  Status forwarded;  // OK when forwarded, or when there is no next node
+  Arrival arrival;   // of the following frame; OK and empty after the last
+};
+
+// Forwards `cur` to the next node (if any), then receives the following
+// frame into `into` unless `cur` was the last.
+awaitable<Step> ForwardAndReceive(Connection& conn, uint64_t id, Connection* next,
+                                  const InboundFrame* cur, int64_t* expected, InboundFrame* into) {
+  Step step;
+  if (next) step.forwarded = co_await next->Send(cur->frame, cur->data);
+  if (!cur->chunk.last()) step.arrival = co_await ReceiveDataFrame(conn, id, expected, into);
+  co_return step;
 }
 
 // Drops `id` from a report queue (a later change of the block replaces it).
@@ -527,39 +597,38 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(pb::Empty()));
 
-  pb::Frame frame;
-  pb::DataChunk chunk;
-  std::string data;
-  while (true) {
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.Receive(&frame, &data));
-    if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
-      co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
+  // Two frames in flight: while the store pool verifies and writes frame k,
+  // this coroutine forwards it downstream and receives frame k+1 into the
+  // other buffer (docs/dfs.md, "put"). Forwarding first lets the
+  // next node work on frame k while we store it (it verifies the checksums
+  // itself).
+  InboundFrame frames[2];
+  const auto executor = co_await asio::this_coro::executor;
+  StoreDone done(executor, 1);
+  int64_t expected = 0;  // offset of the next frame (the writer's count lags)
+  Arrival arrival = co_await ReceiveDataFrame(call.conn, id, &expected, &frames[0]);
+  for (int k = 0;; k ^= 1) {
+    if (!arrival.status.ok()) {
+      if (!arrival.tell_writer) co_return arrival.status;
+      co_return co_await FailStream(call.conn, arrival.status);
     }
-    const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
-                           dfs::kChecksumChunkBytes;
-    Status s;
-    if (chunk.offset() != writer->bytes_written()) {
-      s = Status::InvalidArgument("out-of-order data chunk");
-    } else if (chunk.checksums_size() != chunks) {
-      s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
+    const InboundFrame* cur = &frames[k];
+    StartStore(store_pool_, writer.get(), cur, &done);
+    // Nothing returns before the store is collected: it uses cur and writer.
+    Step step = co_await ForwardAndReceive(call.conn, id, next.get(), cur, &expected,
+                                           &frames[k ^ 1]);
+    auto [ignored, stored] = co_await done.async_receive(asio::as_tuple(asio::use_awaitable));
+    if (next && !step.forwarded.ok()) {
+      spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id,
+                   step.forwarded.ToString());
+      next.reset();
     }
-    if (!s.ok()) co_return co_await FailStream(call.conn, s);
-    // Forward first, so the next node works on this frame while we store it
-    // (it verifies the checksums itself).
-    if (next) {
-      Status f = co_await next->Send(frame, data);
-      if (!f.ok()) {
-        spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, f.ToString());
-        next.reset();
-      }
-    }
-    s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
-                                                       chunk.checksums().size()));
-    if (!s.ok()) {
+    if (!stored.ok()) {
       disk_->WriteFailed();
-      co_return co_await FailStream(call.conn, s);
+      co_return co_await FailStream(call.conn, stored);
     }
-    if (chunk.last()) break;
+    if (cur->chunk.last()) break;
+    arrival = std::move(step.arrival);
   }
   Status committed = writer->Commit();
   if (!committed.ok()) {
