@@ -56,21 +56,27 @@ awaitable<Arrival> ReceiveDataFrame(Connection& conn, uint64_t id, int64_t* expe
   co_return Arrival{};
 }
 
-// Tells the coroutine that a frame is stored (sent from the store pool).
-using StoreDone = asio::experimental::concurrent_channel<void(boost::system::error_code, Status)>;
+// Tells a coroutine that the disk work it started is done (sent from the
+// store pool).
+using DiskDone = asio::experimental::concurrent_channel<void(boost::system::error_code, Status)>;
 
-// Starts verifying and appending one frame on `pool`, so disk writes and
-// checksums never hold an io thread; the outcome arrives on `done`. A plain
-// post, not co_spawn onto the pool with a parallel group: that installs
-// cancellation handlers from the pool's thread into slots the io threads use
-// (it crashed in cancellation_slot::prepare_memory).
-void StartStore(asio::thread_pool& pool, dfs::BlockWriter* writer, const InboundFrame* in,
-                StoreDone* done) {
-  asio::post(pool, [writer, in, done] {
-    Status s = writer->Append(in->data, std::span<const uint64_t>(in->chunk.checksums().data(),
-                                                                   in->chunk.checksums().size()));
-    done->try_send(boost::system::error_code(), std::move(s));  // capacity 1, never full
+// Runs `work` (disk reads or writes and their checksums) on `pool`, so it
+// never holds an io thread; its Status arrives on `done`, which the caller
+// must receive before anything `work` uses goes away. A plain post, not
+// co_spawn onto the pool inside a parallel group: that installs cancellation
+// handlers from the pool's thread into slots the io threads use (it crashed
+// in cancellation_slot::prepare_memory).
+template <typename Work>
+void StartDiskWork(asio::thread_pool& pool, DiskDone* done, Work work) {
+  asio::post(pool, [done, work = std::move(work)]() mutable {
+    done->try_send(boost::system::error_code(), work());  // capacity 1, never full
   });
+}
+
+// Receives what StartDiskWork sent.
+awaitable<Status> DiskWorkDone(DiskDone& done) {
+  auto [ignored, status] = co_await done.async_receive(asio::as_tuple(asio::use_awaitable));
+  co_return status;
 }
 
 // What the receiving side did while a frame was being stored.
@@ -523,36 +529,59 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
 
   // Frames end on chunk boundaries transfer_chunk_bytes apart (the first
   // may start inside a chunk, the last end inside one). ReadChunks verifies
-  // each stored chunk a frame touches and gives the frame's checksums.
+  // each stored chunk a frame touches and gives the frame's checksums. It
+  // runs on the store pool, one frame ahead: frame k+1 is read and verified
+  // while frame k is sent.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
-  std::string data;
-  std::vector<uint64_t> sums;
-  int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
-  do {
+  auto frame_end = [&](int64_t offset) {
     const int64_t aligned = offset / chunk_bytes * chunk_bytes;
-    int64_t frame_end = std::min(end, aligned + (damaged ? chunk_bytes : step));
-    Status s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+    return std::min(end, aligned + (damaged ? chunk_bytes : step));
+  };
+  struct OutboundFrame {
+    int64_t offset = 0, end = 0;
+    std::string data;
+    std::vector<uint64_t> sums;
+  };
+  OutboundFrame frames[2];
+  const auto executor = co_await asio::this_coro::executor;
+  DiskDone done(executor, 1);
+  auto start_read = [&](OutboundFrame* f, int64_t offset) {
+    f->offset = offset;
+    f->end = frame_end(offset);
+    StartDiskWork(store_pool_, &done, [store = store_.get(), id, f] {
+      return store->ReadChunks(id, f->offset, f->end - f->offset, &f->data, &f->sums);
+    });
+  };
+  start_read(&frames[0], req.offset());
+  for (int k = 0;; k ^= 1) {
+    OutboundFrame* cur = &frames[k];
+    Status s = co_await DiskWorkDone(done);
     if (s.IsCorruption() && !damaged) {
       // Quarantine, then send the good chunks before the bad one, one per
       // frame, so the reader resumes on another replica at the bad chunk.
       QuarantineReplica(id, s);
       damaged = true;
-      frame_end = std::min(end, aligned + chunk_bytes);
-      s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+      start_read(cur, cur->offset);
+      s = co_await DiskWorkDone(done);
     }
     if (!s.ok()) {
       co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
     }
-    chunk.set_offset(offset);
-    chunk.set_last(frame_end >= end);
-    chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
+    const bool more = cur->end < end;
+    if (more) start_read(&frames[k ^ 1], cur->end);
+    chunk.set_offset(cur->offset);
+    chunk.set_last(!more);
+    chunk.mutable_checksums()->Assign(cur->sums.begin(), cur->sums.end());
     chunk.SerializeToString(frame.mutable_body());
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
-    offset = frame_end;
-  } while (offset < end);
-  co_return Status::OK();
+    Status sent = co_await call.conn.Send(frame, cur->data);
+    if (!more) co_return sent;
+    if (!sent.ok()) {
+      co_await DiskWorkDone(done);  // the read ahead uses frames[k ^ 1]
+      co_return sent;
+    }
+  }
 }
 
 // Stores a block arriving in DataChunk frames and forwards every frame to
@@ -604,7 +633,7 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   // itself).
   InboundFrame frames[2];
   const auto executor = co_await asio::this_coro::executor;
-  StoreDone done(executor, 1);
+  DiskDone done(executor, 1);
   int64_t expected = 0;  // offset of the next frame (the writer's count lags)
   Arrival arrival = co_await ReceiveDataFrame(call.conn, id, &expected, &frames[0]);
   for (int k = 0;; k ^= 1) {
@@ -613,11 +642,14 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
       co_return co_await FailStream(call.conn, arrival.status);
     }
     const InboundFrame* cur = &frames[k];
-    StartStore(store_pool_, writer.get(), cur, &done);
+    StartDiskWork(store_pool_, &done, [w = writer.get(), cur] {
+      return w->Append(cur->data, std::span<const uint64_t>(cur->chunk.checksums().data(),
+                                                            cur->chunk.checksums().size()));
+    });
     // Nothing returns before the store is collected: it uses cur and writer.
     Step step = co_await ForwardAndReceive(call.conn, id, next.get(), cur, &expected,
                                            &frames[k ^ 1]);
-    auto [ignored, stored] = co_await done.async_receive(asio::as_tuple(asio::use_awaitable));
+    Status stored = co_await DiskWorkDone(done);
     if (next && !step.forwarded.ok()) {
       spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id,
                    step.forwarded.ToString());
