@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <spdlog/spdlog.h>
 
 #include "common/metrics.h"
@@ -17,6 +18,81 @@ namespace {
 awaitable<Status> FailStream(Connection& conn, const Status& why) {
   co_await conn.SendError(why);
   co_return why;
+}
+
+// One frame of a dn.WriteBlock stream, checked against the stream's position.
+struct InboundFrame {
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  std::string data;
+};
+
+// The outcome of receiving a data frame: `tell_writer` when the frame
+// arrived but breaks the stream's rules (the writer is told why); otherwise
+// an error is the connection's, and there is no one to tell.
+struct Arrival {
+  Status status;
+  bool tell_writer = false;
+};
+
+// Receives the frame that must start at *expected and advances *expected
+// past it.
+awaitable<Arrival> ReceiveDataFrame(Connection& conn, uint64_t id, int64_t* expected,
+                                    InboundFrame* in) {
+  Status s = co_await conn.Receive(&in->frame, &in->data);
+  if (!s.ok()) co_return Arrival{s};
+  if (in->frame.status_code() != 0 || !in->chunk.ParseFromString(in->frame.body())) {
+    co_return Arrival{Status::ProtocolError("block " + std::to_string(id) + ": bad data frame")};
+  }
+  const int64_t chunks = (static_cast<int64_t>(in->data.size()) + dfs::kChecksumChunkBytes - 1) /
+                         dfs::kChecksumChunkBytes;
+  if (in->chunk.offset() != *expected) {
+    co_return Arrival{Status::InvalidArgument("out-of-order data chunk"), true};
+  }
+  if (in->chunk.checksums_size() != chunks) {
+    co_return Arrival{Status::InvalidArgument("data chunk without a checksum per 64 KiB"), true};
+  }
+  *expected += static_cast<int64_t>(in->data.size());
+  co_return Arrival{};
+}
+
+// Tells a coroutine that the disk work it started is done (sent from the
+// store pool).
+using DiskDone = asio::experimental::concurrent_channel<void(boost::system::error_code, Status)>;
+
+// Runs `work` (disk reads or writes and their checksums) on `pool`, so it
+// never holds an io thread; its Status arrives on `done`, which the caller
+// must receive before anything `work` uses goes away. A plain post, not
+// co_spawn onto the pool inside a parallel group: that installs cancellation
+// handlers from the pool's thread into slots the io threads use (it crashed
+// in cancellation_slot::prepare_memory).
+template <typename Work>
+void StartDiskWork(asio::thread_pool& pool, DiskDone* done, Work work) {
+  asio::post(pool, [done, work = std::move(work)]() mutable {
+    done->try_send(boost::system::error_code(), work());  // capacity 1, never full
+  });
+}
+
+// Receives what StartDiskWork sent.
+awaitable<Status> DiskWorkDone(DiskDone& done) {
+  auto [ignored, status] = co_await done.async_receive(asio::as_tuple(asio::use_awaitable));
+  co_return status;
+}
+
+// What the receiving side did while a frame was being stored.
+struct Step {
+  Status forwarded;  // OK when forwarded, or when there is no next node
+  Arrival arrival;   // of the following frame; OK and empty after the last
+};
+
+// Forwards `cur` to the next node (if any), then receives the following
+// frame into `into` unless `cur` was the last.
+awaitable<Step> ForwardAndReceive(Connection& conn, uint64_t id, Connection* next,
+                                  const InboundFrame* cur, int64_t* expected, InboundFrame* into) {
+  Step step;
+  if (next) step.forwarded = co_await next->Send(cur->frame, cur->data);
+  if (!cur->chunk.last()) step.arrival = co_await ReceiveDataFrame(conn, id, expected, into);
+  co_return step;
 }
 
 // Drops `id` from a report queue (a later change of the block replaces it).
@@ -453,36 +529,59 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
 
   // Frames end on chunk boundaries transfer_chunk_bytes apart (the first
   // may start inside a chunk, the last end inside one). ReadChunks verifies
-  // each stored chunk a frame touches and gives the frame's checksums.
+  // each stored chunk a frame touches and gives the frame's checksums. It
+  // runs on the store pool, one frame ahead: frame k+1 is read and verified
+  // while frame k is sent.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
-  std::string data;
-  std::vector<uint64_t> sums;
-  int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
-  do {
+  auto frame_end = [&](int64_t offset) {
     const int64_t aligned = offset / chunk_bytes * chunk_bytes;
-    int64_t frame_end = std::min(end, aligned + (damaged ? chunk_bytes : step));
-    Status s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+    return std::min(end, aligned + (damaged ? chunk_bytes : step));
+  };
+  struct OutboundFrame {
+    int64_t offset = 0, end = 0;
+    std::string data;
+    std::vector<uint64_t> sums;
+  };
+  OutboundFrame frames[2];
+  const auto executor = co_await asio::this_coro::executor;
+  DiskDone done(executor, 1);
+  auto start_read = [&](OutboundFrame* f, int64_t offset) {
+    f->offset = offset;
+    f->end = frame_end(offset);
+    StartDiskWork(store_pool_, &done, [store = store_.get(), id, f] {
+      return store->ReadChunks(id, f->offset, f->end - f->offset, &f->data, &f->sums);
+    });
+  };
+  start_read(&frames[0], req.offset());
+  for (int k = 0;; k ^= 1) {
+    OutboundFrame* cur = &frames[k];
+    Status s = co_await DiskWorkDone(done);
     if (s.IsCorruption() && !damaged) {
       // Quarantine, then send the good chunks before the bad one, one per
       // frame, so the reader resumes on another replica at the bad chunk.
       QuarantineReplica(id, s);
       damaged = true;
-      frame_end = std::min(end, aligned + chunk_bytes);
-      s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+      start_read(cur, cur->offset);
+      s = co_await DiskWorkDone(done);
     }
     if (!s.ok()) {
       co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
     }
-    chunk.set_offset(offset);
-    chunk.set_last(frame_end >= end);
-    chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
+    const bool more = cur->end < end;
+    if (more) start_read(&frames[k ^ 1], cur->end);
+    chunk.set_offset(cur->offset);
+    chunk.set_last(!more);
+    chunk.mutable_checksums()->Assign(cur->sums.begin(), cur->sums.end());
     chunk.SerializeToString(frame.mutable_body());
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
-    offset = frame_end;
-  } while (offset < end);
-  co_return Status::OK();
+    Status sent = co_await call.conn.Send(frame, cur->data);
+    if (!more) co_return sent;
+    if (!sent.ok()) {
+      co_await DiskWorkDone(done);  // the read ahead uses frames[k ^ 1]
+      co_return sent;
+    }
+  }
 }
 
 // Stores a block arriving in DataChunk frames and forwards every frame to
@@ -527,39 +626,41 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(pb::Empty()));
 
-  pb::Frame frame;
-  pb::DataChunk chunk;
-  std::string data;
-  while (true) {
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.Receive(&frame, &data));
-    if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
-      co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
+  // Two frames in flight: while the store pool verifies and writes frame k,
+  // this coroutine forwards it downstream and receives frame k+1 into the
+  // other buffer (docs/dfs.md, "put"). Forwarding first lets the
+  // next node work on frame k while we store it (it verifies the checksums
+  // itself).
+  InboundFrame frames[2];
+  const auto executor = co_await asio::this_coro::executor;
+  DiskDone done(executor, 1);
+  int64_t expected = 0;  // offset of the next frame (the writer's count lags)
+  Arrival arrival = co_await ReceiveDataFrame(call.conn, id, &expected, &frames[0]);
+  for (int k = 0;; k ^= 1) {
+    if (!arrival.status.ok()) {
+      if (!arrival.tell_writer) co_return arrival.status;
+      co_return co_await FailStream(call.conn, arrival.status);
     }
-    const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
-                           dfs::kChecksumChunkBytes;
-    Status s;
-    if (chunk.offset() != writer->bytes_written()) {
-      s = Status::InvalidArgument("out-of-order data chunk");
-    } else if (chunk.checksums_size() != chunks) {
-      s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
+    const InboundFrame* cur = &frames[k];
+    StartDiskWork(store_pool_, &done, [w = writer.get(), cur] {
+      return w->Append(cur->data, std::span<const uint64_t>(cur->chunk.checksums().data(),
+                                                            cur->chunk.checksums().size()));
+    });
+    // Nothing returns before the store is collected: it uses cur and writer.
+    Step step = co_await ForwardAndReceive(call.conn, id, next.get(), cur, &expected,
+                                           &frames[k ^ 1]);
+    Status stored = co_await DiskWorkDone(done);
+    if (next && !step.forwarded.ok()) {
+      spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id,
+                   step.forwarded.ToString());
+      next.reset();
     }
-    if (!s.ok()) co_return co_await FailStream(call.conn, s);
-    // Forward first, so the next node works on this frame while we store it
-    // (it verifies the checksums itself).
-    if (next) {
-      Status f = co_await next->Send(frame, data);
-      if (!f.ok()) {
-        spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, f.ToString());
-        next.reset();
-      }
-    }
-    s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
-                                                       chunk.checksums().size()));
-    if (!s.ok()) {
+    if (!stored.ok()) {
       disk_->WriteFailed();
-      co_return co_await FailStream(call.conn, s);
+      co_return co_await FailStream(call.conn, stored);
     }
-    if (chunk.last()) break;
+    if (cur->chunk.last()) break;
+    arrival = std::move(step.arrival);
   }
   Status committed = writer->Commit();
   if (!committed.ok()) {

@@ -20,6 +20,8 @@
 // guarded by a mutex. The BlockStore is thread-safe.
 #pragma once
 
+#include <boost/asio/thread_pool.hpp>
+
 #include <memory>
 #include <functional>
 #include <mutex>
@@ -108,6 +110,10 @@ class Worker {
   uint64_t membership_version_ = 0;  // on the strand: of the last list from the master
   std::unique_ptr<TaskTracker> tasks_;
   std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
+  // Verifies and writes the frames of incoming blocks (ServeWriteBlock), so
+  // an io thread receives and forwards the next frame meanwhile. Declared
+  // after store_: its threads are joined before the store closes.
+  asio::thread_pool store_pool_{2};
 
   mutable std::mutex mu_;              // guards the report queues and repairing_
   // Each block id is in at most one queue: its latest change wins.
