@@ -237,6 +237,11 @@ struct JobOptions {
   // Map outputs a reduce task fetches at once (Hadoop's
   // mapred.reduce.parallel.copies). Default: 5.
   int parallel_fetches = 5;
+  // How often a reduce task asks the master for map outputs it has not
+  // fetched yet, while none came in its last ask. The job's end waits for
+  // the reduces' last ask after the last map (on average half of this).
+  // Default: 100.
+  int map_outputs_poll_ms = 100;
   // Replication of job output files. Default: 1.
   int output_replication = 1;
   // Reports from reducers that could not fetch one map output before the

@@ -11,11 +11,20 @@
 // "aa" once.
 //
 // Output: `match\tcount`. The combiner (always on) sums counts.
+//
+// A pattern that is a plain literal (printable ASCII without any of RE2's
+// metacharacters \.+*?()|[]{}^$, e.g. "the") is searched for with memmem
+// instead of RE2: an ASCII literal matches the same bytes in UTF-8 mode, and
+// the non-overlapping leftmost matches are those of a search that resumes
+// after each match. Same output, without RE2's per-search overhead (its
+// cache lock and a DFA step per byte; docs/benchmarks.md, issue 15).
 
 #include <re2/re2.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "jobs/all_jobs.h"
 #include "jobs/code_hashes.h"
@@ -23,6 +32,14 @@
 
 namespace mr::jobs {
 namespace {
+
+// Whether RE2 reads `pattern` as the literal string of its own bytes.
+bool IsPlainLiteral(std::string_view pattern) {
+  for (const char c : pattern) {
+    if (c < 0x20 || c > 0x7e || std::strchr("\\.+*?()|[]{}^$", c) != nullptr) return false;
+  }
+  return !pattern.empty();
+}
 
 class Grep : public Job {
  public:
@@ -34,12 +51,17 @@ class Grep : public Job {
     options.set_log_errors(false);
     re_ = std::make_unique<RE2>(pattern, options);
     if (!re_->ok()) return Status::InvalidArgument("parameter 'pattern': " + re_->error());
+    literal_ = IsPlainLiteral(pattern) ? pattern : std::string();
     return Status::OK();
   }
 
   // Called for each line of the split: emits (match, "1") for every
   // non-empty match.
   void Map(std::string_view line, const LineInfo& info, Emitter& out) override {
+    if (!literal_.empty()) {
+      MapLiteral(line, out);
+      return;
+    }
     const re2::StringPiece text(line.data(), line.size());
     re2::StringPiece match;
     size_t pos = 0;
@@ -51,6 +73,19 @@ class Grep : public Job {
       }
       out.Emit(std::string_view(match.data(), match.size()), "1");
       pos = begin + match.size();
+    }
+  }
+
+  // Map for a plain literal pattern: the same matches, found by memmem.
+  void MapLiteral(std::string_view line, Emitter& out) const {
+    const char* p = line.data();
+    const char* const end = p + line.size();
+    const size_t n = literal_.size();
+    while (static_cast<size_t>(end - p) >= n) {
+      const void* m = ::memmem(p, end - p, literal_.data(), n);
+      if (m == nullptr) break;
+      out.Emit(literal_, "1");
+      p = static_cast<const char*>(m) + n;
     }
   }
 
@@ -66,6 +101,7 @@ class Grep : public Job {
 
  private:
   std::unique_ptr<RE2> re_;
+  std::string literal_;  // the pattern when IsPlainLiteral, else empty (use re_)
 };
 
 }  // namespace

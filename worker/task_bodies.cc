@@ -161,7 +161,7 @@ awaitable<void> Fetcher(RpcOptions options, int64_t job, int32_t partition,
 // Sleeps about `ms`, waking early when cancelled.
 void Nap(int64_t ms, const std::atomic<bool>& cancel) {
   for (int64_t slept = 0; slept < ms && !cancel; slept += 20) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(20, ms - slept)));
   }
 }
 
@@ -449,7 +449,7 @@ Status TaskTracker::RunReduce(Task& task) {
       pb::Empty ignored;
       RunOn(io, CallMaster(config_.master.address, options, &master, "job.FetchFailed", &failed, &ignored));
     }
-    if (progress == 0 && done < maps) Nap(config_.cluster.heartbeat_interval_ms, task.cancel);
+    if (progress == 0 && done < maps) Nap(config_.jobs.map_outputs_poll_ms, task.cancel);
   }
 
   SetPhase(&report, "fetch", UsSince(t0));

@@ -559,6 +559,15 @@ TEST(ConfigTest, MinFreeBytesAndBlockWait) {
             "cluster.toml: 'jobs.block_wait_ms' must be at least 0 (got -1)");
 }
 
+// How often a reduce asks for map outputs (docs/config.md): 100 ms unless
+// set, and a positive number of ms.
+TEST(ConfigTest, MapOutputsPollKey) {
+  EXPECT_EQ(ParseOk(WithMaster("")).jobs.map_outputs_poll_ms, 100);
+  EXPECT_EQ(ParseOk(WithMaster("[jobs]\nmap_outputs_poll_ms = 20\n")).jobs.map_outputs_poll_ms, 20);
+  EXPECT_EQ(ParseError(WithMaster("[jobs]\nmap_outputs_poll_ms = 0\n")),
+            "cluster.toml: 'jobs.map_outputs_poll_ms' must be at least 1 (got 0)");
+}
+
 // The block scrubber's keys (docs/config.md): 3 weeks at 1 MiB/s unless
 // set; 0 turns it off; a rate must be positive.
 TEST(ConfigTest, ScrubKeys) {

@@ -235,6 +235,22 @@ TEST(GrepTest, AnchorsKeepTheLineContext) {
   EXPECT_EQ(Keys(MapLines(*job, {"aaa"})), (Strings{"a"}));
 }
 
+TEST(GrepTest, LiteralPatternsMatchAsTheRegexDoes) {
+  // A plain literal is searched for without RE2 (jobs/grep.cc); the same
+  // pattern wrapped in a group goes through RE2. Both must emit the same.
+  const std::vector<std::string> lines = {
+      "the cat and the hat", "thethe", "tthe th", "", "th", "the\xff\xfethe\xC3\xA9the",
+      "aaaaa", "a b  a b", "THE The the", std::string("x\0the", 5), "ends with the"};
+  for (const char* literal : {"the", "aa", "a b", "e", "hat!", "x@y#z"}) {
+    auto fast = Make("grep", {{"pattern", literal}});
+    auto re = Make("grep", {{"pattern", std::string("(?:") + literal + ")"}});
+    EXPECT_EQ(MapLines(*fast, lines), MapLines(*re, lines)) << literal;
+  }
+  // Metacharacters still mean what RE2 says.
+  auto dot = Make("grep", {{"pattern", "a.b"}});
+  EXPECT_EQ(Keys(MapLines(*dot, {"axb a.b"})), (Strings{"axb", "a.b"}));
+}
+
 TEST(GrepTest, BadRegexIsInvalidArgumentWithRe2sMessage) {
   Result<std::unique_ptr<Job>> job = MakeJob("grep", {{"pattern", "(a"}});
   ASSERT_FALSE(job.ok());

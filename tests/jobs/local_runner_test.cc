@@ -316,6 +316,16 @@ TEST_F(LocalRunnerTest, GrepMatchesGrepO) {
                 {{"pattern", "[A-Za-z]*ing"}});
 }
 
+TEST_F(LocalRunnerTest, GrepOfALiteralMatchesGrepO) {
+  // Plain literals take Grep's memmem path (jobs/grep.cc); grep -o counts
+  // the same non-overlapping matches.
+  const std::vector<std::string> files = {Input("a.txt", GenerateText(3, 1500))};
+  for (const char* literal : {"the", "in", "ing t"}) {
+    ExpectMatches("grep", files, files, GrepScript(files, literal), kSmallSplit,
+                  {{"pattern", literal}});
+  }
+}
+
 TEST_F(LocalRunnerTest, SortMatchesSortByteForByte) {
   // No re-sorting here: part files in order must be exactly `sort`'s
   // output of the lines, including duplicates and empty lines; "\r\n" and
