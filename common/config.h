@@ -95,6 +95,15 @@ struct ClusterOptions {
   // tls is "off".
   std::string tls_cert;
   std::string tls_key;
+  // zstd level of the bytes that cross datacenters (docs/wire-format.md,
+  // "Compression between datacenters"): a DFS block frame sent between two
+  // nodes of different datacenters (dn.ReadBlock, each dn.WriteBlock hop)
+  // is zstd-compressed at this level, and a shuffle segment fetched from
+  // another datacenter is recompressed at it when it is above the stored
+  // level (1). Transfers within a datacenter, or to a node whose datacenter
+  // is unknown, are sent as today. 0 = off (every transfer as stored).
+  // 1..19. Default: 3 (docs/benchmarks.md, "Bytes across datacenters").
+  int inter_dc_zstd_level = 3;
 };
 
 // [master]

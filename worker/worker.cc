@@ -7,6 +7,7 @@
 
 #include "common/metrics.h"
 #include "dfs/client.h"
+#include "dfs/wire_codec.h"
 
 namespace mr::worker {
 namespace {
@@ -329,8 +330,11 @@ awaitable<void> Worker::CopyBlock(pb::TransferCommand command) {
     local = store_->Read(id, offset, n, out);
     return local;
   };
-  auto done = co_await dfs::WriteBlockPipeline(rpc_options_, id, targets, *length,
-                                               config_.dfs.transfer_chunk_bytes, source);
+  auto done = co_await dfs::WriteBlockPipeline(
+      rpc_options_, id, targets, *length, config_.dfs.transfer_chunk_bytes, source, nullptr,
+      targets.empty() ? 0
+                      : dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
+                                       targets.front().datacenter()));
   if (!done.ok()) {
     if (local.IsCorruption()) QuarantineReplica(id, local);
     spdlog::warn("copy of block {} to {} failed: {}", id, targets.front().node_id(),
@@ -382,6 +386,8 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
   located.set_bytes(command.bytes());
   *located.mutable_replicas() = command.sources();
   dfs::DfsClient client(config_.master.address, rpc_options_, config_.dfs.transfer_chunk_bytes);
+  client.set_location({self_.id, self_.datacenter, self_.rack});
+  client.set_inter_dc_zstd_level(config_.cluster.inter_dc_zstd_level);
   // The writer takes whole chunks; bytes arrive in frames of whole chunks,
   // but buffer anyway so any split works.
   std::string pending;
@@ -456,7 +462,7 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   // each stored chunk a frame touches and gives the frame's checksums.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
-  std::string data;
+  std::string data, wire;  // wire: data as sent (compressed when the reader asked)
   std::vector<uint64_t> sums;
   int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
@@ -478,8 +484,9 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     chunk.set_offset(offset);
     chunk.set_last(frame_end >= end);
     chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
+    dfs::EncodeFrameData(std::clamp(req.zstd_level(), 0, 19), data, &chunk, &wire);
     chunk.SerializeToString(frame.mutable_body());
-    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, data));
+    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, wire));
     offset = frame_end;
   } while (offset < end);
   co_return Status::OK();
@@ -530,11 +537,16 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   pb::Frame frame;
   pb::DataChunk chunk;
   std::string data;
+  dfs::FrameRelay relay(next ? dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
+                                              req.downstream(0).datacenter())
+                             : 0,
+                        config_.cluster.max_frame_bytes);
   while (true) {
     MR_CO_RETURN_IF_ERROR(co_await call.conn.Receive(&frame, &data));
     if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
       co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
     }
+    if (Status d = relay.Decode(chunk, &data); !d.ok()) co_return co_await FailStream(call.conn, d);
     const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
                            dfs::kChecksumChunkBytes;
     Status s;
@@ -547,7 +559,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     // Forward first, so the next node works on this frame while we store it
     // (it verifies the checksums itself).
     if (next) {
-      Status f = co_await next->Send(frame, data);
+      auto [out, out_data] = relay.Forward(frame, chunk, data);
+      Status f = co_await next->Send(*out, out_data);
       if (!f.ok()) {
         spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, f.ToString());
         next.reset();
@@ -576,6 +589,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     Status s = co_await next->ReceiveReply(&downstream);
     if (s.ok() && downstream.bytes() == reply.bytes()) {
       for (const auto& n : downstream.committed()) reply.add_committed(n);
+      reply.add_hop_wire_bytes(next->bytes_sent());  // each hop's own count (compression)
+      for (int64_t b : downstream.hop_wire_bytes()) reply.add_hop_wire_bytes(b);
     } else {
       spdlog::warn("block {}: {} did not commit: {}", id, next_id, s.ToString());
     }
