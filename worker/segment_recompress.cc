@@ -9,13 +9,17 @@
 namespace mr::worker {
 
 SegmentRecompressor::SegmentRecompressor(int fd, int64_t offset, int64_t length, int level,
-                                         size_t piece_bytes)
+                                         size_t piece_bytes, int window_log)
     : fd_(fd), file_pos_(offset), file_end_(offset + length), piece_bytes_(piece_bytes),
       dctx_(ZSTD_createDCtx()), cctx_(ZSTD_createCCtx()),
       in_buf_(ZSTD_DStreamInSize(), '\0'), raw_(ZSTD_DStreamOutSize(), '\0'),
       out_buf_(ZSTD_CStreamOutSize(), '\0') {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);  // as the stored segments
+  if (window_log > 0) {
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_enableLongDistanceMatching, 1);
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_windowLog, window_log);
+  }
 }
 
 SegmentRecompressor::~SegmentRecompressor() {

@@ -21,7 +21,10 @@ class SegmentRecompressor {
  public:
   // Reads [offset, offset + length) of `fd` (not owned; length > 0) and
   // writes it at `level`, giving out pieces of about `piece_bytes`.
-  SegmentRecompressor(int fd, int64_t offset, int64_t length, int level, size_t piece_bytes);
+  // `window_log` > 0 turns on long-distance matching with a window of
+  // 2^window_log bytes (the caller bounds it by the segment's size).
+  SegmentRecompressor(int fd, int64_t offset, int64_t length, int level, size_t piece_bytes,
+                      int window_log = 0);
   ~SegmentRecompressor();
   SegmentRecompressor(const SegmentRecompressor&) = delete;
   SegmentRecompressor& operator=(const SegmentRecompressor&) = delete;

@@ -91,6 +91,7 @@ struct Fetch {
   int64_t wire_bytes = 0; // received on the socket
   bool local = false;     // `status` is our own disk's failure, not the mapper's
   int zstd_level = 0;     // asked of the mapper (another datacenter), 0 = as stored
+  int zstd_window_log = 0;  // with zstd_level: long-distance matching window (0 = off)
 };
 
 // Fetches one segment into f->path.
@@ -112,6 +113,7 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   req.set_attempt(f->from.attempt());
   req.set_partition(partition);
   req.set_zstd_level(f->zstd_level);
+  if (f->zstd_level > 0) req.set_zstd_window_log(f->zstd_window_log);
   pb::FetchReply header;
   Status s = co_await conn->SendRequest("shuffle.Fetch", req);
   if (s.ok()) s = co_await conn->ReceiveReply(&header);
@@ -418,7 +420,8 @@ Status TaskTracker::RunReduce(Task& task) {
     for (const auto& loc : where.outputs()) {
       if (loc.map_index() < 0 || loc.map_index() >= maps || fetched[static_cast<size_t>(loc.map_index())]) continue;
       batch.push_back({loc, task.dir + "/map-" + std::to_string(loc.map_index()), Status::OK(), 0, false,
-                       dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter, loc.datacenter())});
+                       dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter, loc.datacenter()),
+                       config_.cluster.inter_dc_zstd_window_log});
     }
     size_t next = 0;
     const int parallel = std::min<int>(config_.jobs.parallel_fetches, static_cast<int>(batch.size()));

@@ -282,7 +282,15 @@ awaitable<Status> TaskTracker::ServeFetch(ServerCall& call) {
   header.set_records(segment.records);
   // A reducer in another datacenter asks for a higher level than stored.
   const int level = std::clamp(req.zstd_level(), 0, 19);
-  const bool recompress = level > MapOutputOptions{}.zstd_level && segment.compressed_bytes > 0;
+  int window_log = std::clamp(req.zstd_window_log(), 0, 27);
+  // No window beyond the segment's bytes (an upper bound: each record's
+  // two varints take at most 10 bytes), so a small segment costs the
+  // reducer little memory.
+  while (window_log > 10 && (int64_t{1} << (window_log - 1)) >= segment.raw_bytes + 10 * segment.records) {
+    --window_log;
+  }
+  const bool recompress = level > 0 && segment.compressed_bytes > 0 &&
+                          (level > MapOutputOptions{}.zstd_level || window_log > 0);
   if (recompress) {
     header.set_bytes(-1);
     header.set_zstd_level(level);
@@ -293,7 +301,7 @@ awaitable<Status> TaskTracker::ServeFetch(ServerCall& call) {
   pb::FetchChunk chunk;
   if (recompress) {
     SegmentRecompressor recompressor(fd, segment.offset, segment.compressed_bytes, level,
-                                     static_cast<size_t>(config_.dfs.transfer_chunk_bytes));
+                                     static_cast<size_t>(config_.dfs.transfer_chunk_bytes), window_log);
     bool done = false;
     do {
       Status s = recompressor.Next(&data, &done);

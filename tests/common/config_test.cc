@@ -264,6 +264,12 @@ TEST(ConfigTest, InterDcZstdLevel) {
             "cluster.toml: 'cluster.inter_dc_zstd_level' must be at least 0 (got -1)");
   EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_level = \"fast\"\n")),
             "cluster.toml: 'cluster.inter_dc_zstd_level' must be an integer");
+  EXPECT_EQ(ParseOk(kMinimal).cluster.inter_dc_zstd_window_log, 0);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\ninter_dc_zstd_window_log = 24\n")).cluster.inter_dc_zstd_window_log, 24);
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_window_log = 9\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_window_log' must be 0 (off) or 10..27 (got 9)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_window_log = 28\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_window_log' must be at most 27 (got 28)");
 }
 
 TEST(ConfigTest, RangeChecks) {
