@@ -58,7 +58,10 @@ trap teardown EXIT
 tbc up --datacenters 2 --workers 2 --rate 1gbit --block-size "$block_size" >"$out/testbed-up.txt"
 mrctl() { tbc exec client -- "$build/tools/mrctl" "$@"; }
 conf="$tb/cluster.toml"
-if ((out_rep != 1)); then printf '\n[jobs]\noutput_replication = %s\n' "$out_rep" >>"$conf"; fi
+if ((out_rep != 1)); then  # the master reads [jobs]
+  printf '\n[jobs]\noutput_replication = %s\n' "$out_rep" >>"$conf"
+  tbc restart-master >"$out/restart-master.txt"
+fi
 
 set_level() {  # set_level L[:W]: the keys in [cluster] (replaced or added), then restart the workers
   local l="${1%%:*}" w=0
