@@ -194,7 +194,8 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
                    "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes",
                    "handshake_timeout_ms", "max_unauthenticated_connections",
                    "max_unauthenticated_per_address", "secret_file", "tls", "tls_ca",
-                   "tls_cert", "tls_key"}));
+                   "tls_cert", "tls_key", "inter_dc_zstd_level",
+                   "inter_dc_zstd_window_log"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name));
   MR_RETURN_IF_ERROR(t.String("secret", &o->secret));
   MR_RETURN_IF_ERROR(t.String("secret_env", &o->secret_env));
@@ -227,6 +228,12 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(t.String("tls_ca", &o->tls_ca));
   MR_RETURN_IF_ERROR(t.String("tls_cert", &o->tls_cert));
   MR_RETURN_IF_ERROR(t.String("tls_key", &o->tls_key));
+  MR_RETURN_IF_ERROR(t.Int("inter_dc_zstd_level", 0, 19, &o->inter_dc_zstd_level));
+  MR_RETURN_IF_ERROR(t.Int("inter_dc_zstd_window_log", 0, 27, &o->inter_dc_zstd_window_log));
+  if (o->inter_dc_zstd_window_log > 0 && o->inter_dc_zstd_window_log < 10) {
+    return Invalid(t.Name("inter_dc_zstd_window_log") + " must be 0 (off) or 10..27 (got " +
+                   std::to_string(o->inter_dc_zstd_window_log) + ")");
+  }
   return Status::OK();
 }
 

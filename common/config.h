@@ -95,6 +95,22 @@ struct ClusterOptions {
   // tls is "off".
   std::string tls_cert;
   std::string tls_key;
+  // zstd level of the bytes that cross datacenters (docs/wire-format.md,
+  // "Compression between datacenters"): a DFS block frame sent between two
+  // nodes of different datacenters (dn.ReadBlock, each dn.WriteBlock hop)
+  // is zstd-compressed at this level, and a shuffle segment fetched from
+  // another datacenter is recompressed at it when it is above the stored
+  // level (1). Transfers within a datacenter, or to a node whose datacenter
+  // is unknown, are sent as today. 0 = off (every transfer as stored).
+  // 1..19. Default: 3 (docs/benchmarks.md, "Bytes across datacenters").
+  int inter_dc_zstd_level = 3;
+  // Shuffle segments recompressed for another datacenter (above) also use
+  // zstd's long-distance matching with a window of up to 2^this bytes (never
+  // more than the segment): Permu's segments repeat each line in three keys
+  // far apart. Costs the reducer up to that much memory per segment it
+  // merges, and the mapper CPU. 0 = off (the level's own window), else
+  // 10..27. Default: 0 (docs/benchmarks.md, "Bytes across datacenters").
+  int inter_dc_zstd_window_log = 0;
 };
 
 // [master]

@@ -6,6 +6,7 @@
 #        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
 #        [--tls off|inter-dc|all] [--dc-addresses] [--http] [--master-option 'KEY = VALUE']...
+#        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']...
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
 #      --http: the master's status pages and every worker's /metrics on a free port each
@@ -49,7 +50,7 @@ fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
-tls="" dc_addresses=0 http=0 master_options=()
+tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -71,6 +72,8 @@ while [[ $# -gt 0 ]]; do
     --dc-addresses) dc_addresses=1; shift ;;
     --http) http=1; shift ;;
     --master-option) master_options+=("$2"); shift 2 ;;  # one more line in [master]
+    --cluster-option) cluster_options+=("$2"); shift 2 ;;  # one more line in [cluster]
+    --jobs-option) jobs_options+=("$2"); shift 2 ;;  # one more line in [jobs]
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -265,6 +268,7 @@ case "$cmd" in
       echo "heartbeat_interval_ms = $hb_ms"
       echo "dead_after_missed_heartbeats = 10"
       if [[ -n "$tls" ]]; then echo "tls = \"$tls\""; fi
+      for o in "${cluster_options[@]}"; do echo "$o"; done
       if [[ -n "$tls" && "$tls" != off ]]; then
         echo "tls_ca = \"$DIR/tls/ca.crt\""
         echo "tls_cert = \"$DIR/tls/{name}.crt\""
@@ -283,6 +287,11 @@ case "$cmd" in
       echo "replication = $replication"
       echo "placement = \"$placement\""
       for o in "${dfs_options[@]}"; do echo "$o"; done
+      if ((${#jobs_options[@]})); then
+        echo
+        echo "[jobs]"
+        for o in "${jobs_options[@]}"; do echo "$o"; done
+      fi
       echo
       echo "[scheduler]"
       echo "name = \"$scheduler\""

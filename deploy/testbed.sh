@@ -14,6 +14,7 @@
 #   deploy/testbed.sh exec --dir DIR NAME -- CMD...   # NAME: client, master, w1, ..., router
 #   deploy/testbed.sh counters --dir DIR [--reset]    # bytes per ordered dc pair, JSON
 #   deploy/testbed.sh restart-master --dir DIR [--scheduler NAME]  # keeps DFS and history
+#   deploy/testbed.sh restart-workers --dir DIR   # every worker, keeping its blocks (after an edit of cluster.toml)
 #
 # Workers are w1..w(K*N), dc-major (w1..wN in dc1). RATE is a tc rate (20mbit,
 # 1gbit) for each direction of every datacenter uplink; --pair-rate A:B caps
@@ -316,6 +317,14 @@ case "$cmd" in
     wait_workers || exit 1
     echo "testbed: master restarted in $((SECONDS - started)) s with scheduler" \
       "$(awk '/^\[/ { s = $0 } s == "[scheduler]" && /^name = / { print $3 }' "$DIR/cluster.toml")"
+    ;;
+  restart-workers)
+    load
+    [[ -z "${args[*]}" ]] || die "restart-workers takes no argument '${args[*]}'"
+    started=$SECONDS
+    for n in $(workers); do stop_daemon "$n"; start_daemon "$n"; done
+    wait_workers || exit 1
+    echo "testbed: $(workers | wc -l) workers restarted in $((SECONDS - started)) s"
     ;;
   *) die "unknown command '$cmd'" ;;
 esac

@@ -13,6 +13,7 @@
 
 #include "dfs/block_store.h"
 #include "dfs/input_type.h"
+#include "dfs/wire_codec.h"
 
 namespace mr::dfs {
 namespace {
@@ -248,15 +249,16 @@ awaitable<Status> DfsClient::WriteOneBlock(uint64_t lease, const std::string& df
     ByteSource shifted = [&](int64_t off, int64_t n, std::string* out) {
       return source(offset + off, n, out);
     };
-    int64_t wire = 0;
-    auto committed = co_await WriteBlockPipeline(options_, block.block_id(), pipeline, length,
-                                                 chunk_bytes_, shifted, &wire);
+    std::vector<int64_t> wire;
+    auto committed = co_await WriteBlockPipeline(
+        options_, block.block_id(), pipeline, length, chunk_bytes_, shifted, &wire,
+        LinkLevel(inter_dc_zstd_level_, location_.datacenter, pipeline[0].datacenter()));
     if (committed.ok() && observer_) {
-      // Hop 0 is ours; each node that committed after the first received
-      // the same frames from the node before it.
-      observer_({nullptr, &pipeline[0], wire});
+      // Hop 0 is counted at our socket, each later one at its sender's (a
+      // node too old to say forwarded the same frames as the hop before).
+      observer_({nullptr, &pipeline[0], wire.at(0)});
       for (size_t i = 1; i < pipeline.size() && i < committed->size(); ++i) {
-        observer_({&pipeline[i - 1], &pipeline[i], wire});
+        observer_({&pipeline[i - 1], &pipeline[i], i < wire.size() ? wire[i] : wire[0]});
       }
     }
     if (committed.ok()) {
@@ -294,7 +296,8 @@ Result<uint32_t> DfsClient::ByteBefore(const ByteSource& source, int64_t offset)
 
 awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     const RpcOptions& options, uint64_t block_id, const std::vector<pb::ReplicaLocation>& pipeline,
-    int64_t length, int64_t chunk_bytes, const ByteSource& source, int64_t* wire_bytes) {
+    int64_t length, int64_t chunk_bytes, const ByteSource& source, std::vector<int64_t>* wire_bytes,
+    int zstd_level) {
   if (pipeline.empty()) co_return Status::Unavailable("empty pipeline");
   auto address = ParseHostPort(pipeline.front().address());
   if (!address.ok()) co_return address.status();
@@ -310,7 +313,7 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
   MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.WriteBlock", req));
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&ready));
 
-  std::string buffer;
+  std::string buffer, wire;
   pb::Frame frame;
   pb::DataChunk chunk;
   for (int64_t offset = 0; offset < length; offset += chunk_bytes) {
@@ -320,12 +323,16 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     chunk.set_last(offset + n >= length);
     chunk.clear_checksums();
     for (uint64_t c : ChunkChecksums(buffer)) chunk.add_checksums(c);
+    EncodeFrameData(zstd_level, buffer, &chunk, &wire);
     chunk.SerializeToString(frame.mutable_body());
-    MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, buffer));
+    MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, wire));
   }
   pb::WriteBlockReply reply;
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply));
-  if (wire_bytes != nullptr) *wire_bytes = conn.bytes_sent();
+  if (wire_bytes != nullptr) {
+    wire_bytes->assign(1, conn.bytes_sent());
+    wire_bytes->insert(wire_bytes->end(), reply.hop_wire_bytes().begin(), reply.hop_wire_bytes().end());
+  }
   if (reply.bytes() != length) {
     co_return Status::Corruption("pipeline stored " + std::to_string(reply.bytes()) + " of " +
                                  std::to_string(length) + " bytes");
@@ -450,6 +457,7 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   req.set_block_id(block.id());
   req.set_offset(*offset);
   req.set_length(end - *offset);
+  req.set_zstd_level(LinkLevel(inter_dc_zstd_level_, location_.datacenter, replica.datacenter()));
   pb::ReadBlockReply header;
   MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.ReadBlock", req));
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&header));
@@ -463,6 +471,10 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   int64_t next = *offset;  // where the next frame must start
   while (true) {
     MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data));
+    if (Status d = DecodeFrameData(chunk, end - next, &data); !d.ok()) {
+      conn.Close();  // a frame that does not decompress: as a checksum mismatch
+      co_return d;
+    }
     if (chunk.offset() != next || next + static_cast<int64_t>(data.size()) > end) {
       conn.Close();
       co_return Status::ProtocolError(

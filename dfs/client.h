@@ -157,6 +157,12 @@ class DfsClient {
   void set_link_rates(std::shared_ptr<LinkRates> rates) { link_rates_ = std::move(rates); }
   const LinkRates& link_rates() const { return *link_rates_; }
 
+  // zstd level of block frames between this client's datacenter and a
+  // replica's in another one (cluster.inter_dc_zstd_level; 0 = raw): asked
+  // of the replica on reads, applied to the first hop of a write pipeline.
+  // Needs location().datacenter; unknown means raw.
+  void set_inter_dc_zstd_level(int level) { inter_dc_zstd_level_ = level; }
+
   // Blocks whose replicas failed verification during this client's reads.
   int64_t corrupt_replicas_seen() const { return corrupt_replicas_seen_; }
 
@@ -187,16 +193,21 @@ class DfsClient {
   std::string client_id_;
   ClientLocation location_;
   std::shared_ptr<LinkRates> link_rates_ = std::make_shared<LinkRates>();
+  int inter_dc_zstd_level_ = ClusterOptions{}.inter_dc_zstd_level;
 };
 
 // Streams `length` bytes from `source` to block `block_id` on `pipeline`
 // (the first node forwards to the rest). Returns the ids of the nodes that
 // committed the block, first node first. Used by clients and by workers
 // copying a block (re-replication). When `wire_bytes` is given, it receives
-// the bytes sent on the socket to the first node.
+// the bytes sent on the socket to the first node, then those each later hop
+// carried as its sender counted them (fewer entries when a node did not
+// commit or did not say). `zstd_level` > 0 compresses the frames to the
+// first node (LinkLevel of the hop, dfs/wire_codec.h); the nodes decide
+// for the later hops.
 awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     const RpcOptions& options, uint64_t block_id,
     const std::vector<pb::ReplicaLocation>& pipeline, int64_t length, int64_t chunk_bytes,
-    const ByteSource& source, int64_t* wire_bytes = nullptr);
+    const ByteSource& source, std::vector<int64_t>* wire_bytes = nullptr, int zstd_level = 0);
 
 }  // namespace mr::dfs

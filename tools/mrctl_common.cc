@@ -27,6 +27,7 @@ Status Target::Resolve() {
                                       /*check_own=*/false));
     rpc = RpcOptions::FromConfig(*config, tls_name.empty() ? "mrctl" : "mrctl " + tls_name);
     chunk_bytes = config->dfs.transfer_chunk_bytes;
+    inter_dc_zstd_level = config->cluster.inter_dc_zstd_level;
   } else if (master_flag.empty()) {
     return path.status();
   } else {
@@ -57,6 +58,7 @@ int WithClient(Target& target, std::function<awaitable<Status>(dfs::DfsClient&)>
   Status s = RunSync([&]() -> awaitable<Status> {
     dfs::DfsClient client(target.master, target.rpc, target.chunk_bytes);
     client.set_location({target.node, target.datacenter, target.rack});
+    client.set_inter_dc_zstd_level(target.inter_dc_zstd_level);
     co_return co_await body(client);
   });
   return s.ok() ? 0 : Fail(s);

@@ -27,6 +27,7 @@ struct Target {
   HostPort master;
   RpcOptions rpc;
   int64_t chunk_bytes = DfsOptions{}.transfer_chunk_bytes;
+  int inter_dc_zstd_level = ClusterOptions{}.inter_dc_zstd_level;
   std::string tls_name;    // --tls-name: "{name}" in the TLS paths (default "mrctl")
   std::string datacenter;  // --datacenter: where mrctl runs (default unknown)
   std::string node;        // --node: the worker mrctl runs beside (default unknown)

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dfs/client.h"
+#include "dfs/wire_codec.h"
 #include "worker/task_child.h"
 #include "worker/task_runner.h"
 #include "worker/task_tracker.h"
@@ -89,6 +90,8 @@ struct Fetch {
   Status status;
   int64_t wire_bytes = 0; // received on the socket
   bool local = false;     // `status` is our own disk's failure, not the mapper's
+  int zstd_level = 0;     // asked of the mapper (another datacenter), 0 = as stored
+  int zstd_window_log = 0;  // with zstd_level: long-distance matching window (0 = off)
 };
 
 // Fetches one segment into f->path.
@@ -109,6 +112,8 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   req.set_map_index(f->from.map_index());
   req.set_attempt(f->from.attempt());
   req.set_partition(partition);
+  req.set_zstd_level(f->zstd_level);
+  if (f->zstd_level > 0) req.set_zstd_window_log(f->zstd_window_log);
   pb::FetchReply header;
   Status s = co_await conn->SendRequest("shuffle.Fetch", req);
   if (s.ok()) s = co_await conn->ReceiveReply(&header);
@@ -140,7 +145,7 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
     }
   }
   if (fd >= 0) ::close(fd);
-  if (s.ok() && got != header.bytes()) {
+  if (s.ok() && header.bytes() >= 0 && got != header.bytes()) {  // -1: recompressed, size unknown
     s = Status::Corruption("fetched " + std::to_string(got) + " of " + std::to_string(header.bytes()) + " bytes");
   }
   f->wire_bytes += conn->bytes_received() - before;
@@ -208,6 +213,7 @@ Status TaskTracker::RunMap(Task& task) {
                         config_.dfs.transfer_chunk_bytes);
   client.set_location({self_.id, self_.datacenter, self_.rack});
   client.set_link_rates(link_rates_);
+  client.set_inter_dc_zstd_level(config_.cluster.inter_dc_zstd_level);
   // The job's shipped files first: their reads are not the map's input.
   MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
@@ -378,6 +384,7 @@ Status TaskTracker::RunReduce(Task& task) {
   std::unique_ptr<Connection> master;
   // Output replication is counted; the shipped files' reads are not.
   dfs::DfsClient client(config_.master.address, options, config_.dfs.transfer_chunk_bytes);
+  client.set_inter_dc_zstd_level(config_.cluster.inter_dc_zstd_level);
   MR_ASSIGN_OR_RETURN(const jobs::JobEnv env, EnvFor(task, io, client));
   client.set_traffic_observer([&](const dfs::TransferEvent& e) {
     if (e.to == nullptr) return;
@@ -412,7 +419,9 @@ Status TaskTracker::RunReduce(Task& task) {
     std::vector<Fetch> batch;
     for (const auto& loc : where.outputs()) {
       if (loc.map_index() < 0 || loc.map_index() >= maps || fetched[static_cast<size_t>(loc.map_index())]) continue;
-      batch.push_back({loc, task.dir + "/map-" + std::to_string(loc.map_index()), Status::OK(), 0});
+      batch.push_back({loc, task.dir + "/map-" + std::to_string(loc.map_index()), Status::OK(), 0, false,
+                       dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter, loc.datacenter()),
+                       config_.cluster.inter_dc_zstd_window_log});
     }
     size_t next = 0;
     const int parallel = std::min<int>(config_.jobs.parallel_fetches, static_cast<int>(batch.size()));

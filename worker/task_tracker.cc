@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
+
+#include "worker/segment_recompress.h"
 
 namespace mr::worker {
 namespace fs = std::filesystem;
@@ -277,10 +280,37 @@ awaitable<Status> TaskTracker::ServeFetch(ServerCall& call) {
   header.set_bytes(segment.compressed_bytes);
   header.set_raw_bytes(segment.raw_bytes);
   header.set_records(segment.records);
+  // A reducer in another datacenter asks for a higher level than stored.
+  const int level = std::clamp(req.zstd_level(), 0, 19);
+  int window_log = std::clamp(req.zstd_window_log(), 0, 27);
+  // No window beyond the segment's bytes (an upper bound: each record's
+  // two varints take at most 10 bytes), so a small segment costs the
+  // reducer little memory.
+  while (window_log > 10 && (int64_t{1} << (window_log - 1)) >= segment.raw_bytes + 10 * segment.records) {
+    --window_log;
+  }
+  const bool recompress = level > 0 && segment.compressed_bytes > 0 &&
+                          (level > MapOutputOptions{}.zstd_level || window_log > 0);
+  if (recompress) {
+    header.set_bytes(-1);
+    header.set_zstd_level(level);
+  }
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(header));
   std::string data;
   pb::FetchChunk chunk;
+  if (recompress) {
+    SegmentRecompressor recompressor(fd, segment.offset, segment.compressed_bytes, level,
+                                     static_cast<size_t>(config_.dfs.transfer_chunk_bytes), window_log);
+    bool done = false;
+    do {
+      Status s = recompressor.Next(&data, &done);
+      if (!s.ok()) co_return co_await call.conn.SendError(s.WithContext(path));
+      chunk.set_last(done);
+      MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(chunk, data));
+    } while (!done);
+    co_return Status::OK();
+  }
   int64_t sent = 0;
   do {
     const int64_t n = std::min(config_.dfs.transfer_chunk_bytes, segment.compressed_bytes - sent);

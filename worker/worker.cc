@@ -8,6 +8,7 @@
 
 #include "common/metrics.h"
 #include "dfs/client.h"
+#include "dfs/wire_codec.h"
 
 namespace mr::worker {
 namespace {
@@ -35,15 +36,18 @@ struct Arrival {
   bool tell_writer = false;
 };
 
-// Receives the frame that must start at *expected and advances *expected
-// past it.
-awaitable<Arrival> ReceiveDataFrame(Connection& conn, uint64_t id, int64_t* expected,
-                                    InboundFrame* in) {
+// Receives the frame that must start at *expected, decodes it with `relay`
+// and advances *expected past it.
+awaitable<Arrival> ReceiveDataFrame(Connection& conn, uint64_t id, dfs::FrameRelay* relay,
+                                    int64_t* expected, InboundFrame* in) {
   Status s = co_await conn.Receive(&in->frame, &in->data);
   if (!s.ok()) co_return Arrival{s};
   if (in->frame.status_code() != 0 || !in->chunk.ParseFromString(in->frame.body())) {
     co_return Arrival{Status::ProtocolError("block " + std::to_string(id) + ": bad data frame")};
   }
+  // A compressed frame (from another datacenter) becomes block bytes here;
+  // one that does not decompress is Corruption, told to the writer.
+  if (Status d = relay->Decode(in->chunk, &in->data); !d.ok()) co_return Arrival{d, true};
   const int64_t chunks = (static_cast<int64_t>(in->data.size()) + dfs::kChecksumChunkBytes - 1) /
                          dfs::kChecksumChunkBytes;
   if (in->chunk.offset() != *expected) {
@@ -88,10 +92,16 @@ struct Step {
 // Forwards `cur` to the next node (if any), then receives the following
 // frame into `into` unless `cur` was the last.
 awaitable<Step> ForwardAndReceive(Connection& conn, uint64_t id, Connection* next,
-                                  const InboundFrame* cur, int64_t* expected, InboundFrame* into) {
+                                  dfs::FrameRelay* relay, const InboundFrame* cur,
+                                  int64_t* expected, InboundFrame* into) {
   Step step;
-  if (next) step.forwarded = co_await next->Send(cur->frame, cur->data);
-  if (!cur->chunk.last()) step.arrival = co_await ReceiveDataFrame(conn, id, expected, into);
+  if (next) {
+    // As received when its encoding suits the next hop, else re-encoded.
+    // Done before the next frame is decoded: the relay keeps one frame.
+    auto [out, out_data] = relay->Forward(cur->frame, cur->chunk, cur->data);
+    step.forwarded = co_await next->Send(*out, out_data);
+  }
+  if (!cur->chunk.last()) step.arrival = co_await ReceiveDataFrame(conn, id, relay, expected, into);
   co_return step;
 }
 
@@ -405,8 +415,11 @@ awaitable<void> Worker::CopyBlock(pb::TransferCommand command) {
     local = store_->Read(id, offset, n, out);
     return local;
   };
-  auto done = co_await dfs::WriteBlockPipeline(rpc_options_, id, targets, *length,
-                                               config_.dfs.transfer_chunk_bytes, source);
+  auto done = co_await dfs::WriteBlockPipeline(
+      rpc_options_, id, targets, *length, config_.dfs.transfer_chunk_bytes, source, nullptr,
+      targets.empty() ? 0
+                      : dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
+                                       targets.front().datacenter()));
   if (!done.ok()) {
     if (local.IsCorruption()) QuarantineReplica(id, local);
     spdlog::warn("copy of block {} to {} failed: {}", id, targets.front().node_id(),
@@ -458,6 +471,8 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
   located.set_bytes(command.bytes());
   *located.mutable_replicas() = command.sources();
   dfs::DfsClient client(config_.master.address, rpc_options_, config_.dfs.transfer_chunk_bytes);
+  client.set_location({self_.id, self_.datacenter, self_.rack});
+  client.set_inter_dc_zstd_level(config_.cluster.inter_dc_zstd_level);
   // The writer takes whole chunks; bytes arrive in frames of whole chunks,
   // but buffer anyway so any split works.
   std::string pending;
@@ -534,6 +549,9 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   // while frame k is sent.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
+  // The reader asks for compression when it is in another datacenter
+  // (dfs/wire_codec.h); it is done on the store pool with the read.
+  const int level = std::clamp(req.zstd_level(), 0, 19);
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
   auto frame_end = [&](int64_t offset) {
     const int64_t aligned = offset / chunk_bytes * chunk_bytes;
@@ -543,6 +561,8 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     int64_t offset = 0, end = 0;
     std::string data;
     std::vector<uint64_t> sums;
+    pb::DataChunk chunk;  // offset, checksums and encoding; `last` is set when sent
+    std::string wire;     // data compressed, when chunk.zstd_raw_bytes() > 0
   };
   OutboundFrame frames[2];
   const auto executor = co_await asio::this_coro::executor;
@@ -550,8 +570,13 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   auto start_read = [&](OutboundFrame* f, int64_t offset) {
     f->offset = offset;
     f->end = frame_end(offset);
-    StartDiskWork(store_pool_, &done, [store = store_.get(), id, f] {
-      return store->ReadChunks(id, f->offset, f->end - f->offset, &f->data, &f->sums);
+    StartDiskWork(store_pool_, &done, [store = store_.get(), id, f, level] {
+      Status s = store->ReadChunks(id, f->offset, f->end - f->offset, &f->data, &f->sums);
+      f->chunk.Clear();
+      f->chunk.set_offset(f->offset);
+      f->chunk.mutable_checksums()->Assign(f->sums.begin(), f->sums.end());
+      if (s.ok() && level > 0) dfs::EncodeFrameData(level, f->data, &f->chunk, &f->wire);
+      return s;
     });
   };
   start_read(&frames[0], req.offset());
@@ -571,11 +596,10 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     }
     const bool more = cur->end < end;
     if (more) start_read(&frames[k ^ 1], cur->end);
-    chunk.set_offset(cur->offset);
-    chunk.set_last(!more);
-    chunk.mutable_checksums()->Assign(cur->sums.begin(), cur->sums.end());
-    chunk.SerializeToString(frame.mutable_body());
-    Status sent = co_await call.conn.Send(frame, cur->data);
+    cur->chunk.set_last(!more);
+    cur->chunk.SerializeToString(frame.mutable_body());
+    const std::string& payload = cur->chunk.zstd_raw_bytes() > 0 ? cur->wire : cur->data;
+    Status sent = co_await call.conn.Send(frame, payload);
     if (!more) co_return sent;
     if (!sent.ok()) {
       co_await DiskWorkDone(done);  // the read ahead uses frames[k ^ 1]
@@ -634,8 +658,12 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   InboundFrame frames[2];
   const auto executor = co_await asio::this_coro::executor;
   DiskDone done(executor, 1);
+  dfs::FrameRelay relay(next ? dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
+                                              req.downstream(0).datacenter())
+                             : 0,
+                        config_.cluster.max_frame_bytes);
   int64_t expected = 0;  // offset of the next frame (the writer's count lags)
-  Arrival arrival = co_await ReceiveDataFrame(call.conn, id, &expected, &frames[0]);
+  Arrival arrival = co_await ReceiveDataFrame(call.conn, id, &relay, &expected, &frames[0]);
   for (int k = 0;; k ^= 1) {
     if (!arrival.status.ok()) {
       if (!arrival.tell_writer) co_return arrival.status;
@@ -647,7 +675,7 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
                                                             cur->chunk.checksums().size()));
     });
     // Nothing returns before the store is collected: it uses cur and writer.
-    Step step = co_await ForwardAndReceive(call.conn, id, next.get(), cur, &expected,
+    Step step = co_await ForwardAndReceive(call.conn, id, next.get(), &relay, cur, &expected,
                                            &frames[k ^ 1]);
     Status stored = co_await DiskWorkDone(done);
     if (next && !step.forwarded.ok()) {
@@ -677,6 +705,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     Status s = co_await next->ReceiveReply(&downstream);
     if (s.ok() && downstream.bytes() == reply.bytes()) {
       for (const auto& n : downstream.committed()) reply.add_committed(n);
+      reply.add_hop_wire_bytes(next->bytes_sent());  // each hop's own count (compression)
+      for (int64_t b : downstream.hop_wire_bytes()) reply.add_hop_wire_bytes(b);
     } else {
       spdlog::warn("block {}: {} did not commit: {}", id, next_id, s.ToString());
     }

@@ -253,6 +253,25 @@ TEST(ConfigTest, WorkerIdMustBePathSafe) {
 }
 
 // Each numeric bound from config.h is enforced with the key and value named.
+// cluster.inter_dc_zstd_level: 0 (off) to 19, default 3.
+TEST(ConfigTest, InterDcZstdLevel) {
+  EXPECT_EQ(ParseOk(kMinimal).cluster.inter_dc_zstd_level, 3);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\ninter_dc_zstd_level = 0\n")).cluster.inter_dc_zstd_level, 0);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\ninter_dc_zstd_level = 19\n")).cluster.inter_dc_zstd_level, 19);
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_level = 20\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_level' must be at most 19 (got 20)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_level = -1\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_level' must be at least 0 (got -1)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_level = \"fast\"\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_level' must be an integer");
+  EXPECT_EQ(ParseOk(kMinimal).cluster.inter_dc_zstd_window_log, 0);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\ninter_dc_zstd_window_log = 24\n")).cluster.inter_dc_zstd_window_log, 24);
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_window_log = 9\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_window_log' must be 0 (off) or 10..27 (got 9)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ninter_dc_zstd_window_log = 28\n")),
+            "cluster.toml: 'cluster.inter_dc_zstd_window_log' must be at most 27 (got 28)");
+}
+
 TEST(ConfigTest, RangeChecks) {
   EXPECT_EQ(ParseError(WithMaster("[cluster]\nheartbeat_interval_ms = 9\n")),
             "cluster.toml: 'cluster.heartbeat_interval_ms' must be at least 10 (got 9)");

@@ -67,6 +67,7 @@ write_config() {  # write_config MODE DIR
     echo "secret = \"$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')\""
     echo "heartbeat_interval_ms = 300"
     echo "tls = \"$mode\""
+    echo "inter_dc_zstd_level = 0"  # the marker must cross as it is (no compression between datacenters)
     if [[ "$mode" != off ]]; then
       echo "tls_ca = \"$T/ca/ca.crt\""
       echo "tls_cert = \"$T/ca/{name}.crt\""

@@ -124,8 +124,11 @@ TEST_F(DfsPlacementTest, ACatFromDc1ReadsTheDc1Replicas) {
 // worker costs its whole last 64 KiB checksum chunk. `spread` placement over
 // 2 workers in 2 datacenters with one replica alternates the blocks between
 // them, so a map that runs beside its block has the previous one remote.
+// The reads are counted in raw bytes: compression between datacenters
+// (cluster.inter_dc_zstd_level) is off here, or the wire would carry less.
 TEST_F(DfsPlacementTest, AMapReadsNothingOfThePreviousBlock) {
-  LocalCluster c(2, 2, "--block-size 1048576 --replication 1 --placement spread");
+  LocalCluster c(2, 2, "--block-size 1048576 --replication 1 --placement spread "
+                       "--cluster-option 'inter_dc_zstd_level = 0'");
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   const std::string file = Generate("text", "8M", 33);
   Put(c, file, "/in/t.txt");
