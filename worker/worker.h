@@ -1,5 +1,6 @@
 // Worker: the DataNode half of mr-worker, and the host of its TaskTracker
-// half (task_tracker.h). Start here for the worker.
+// half (task_tracker.h). Start here for the worker. worker.cc has the
+// master link, copies and repairs; block_server.cc the block streams.
 //
 // It stores blocks (dfs/block_store.h), serves "dn.ReadBlock" (any byte
 // range of a block, from verified chunks, streamed to a reader) and "dn.WriteBlock" (store and forward down a
@@ -19,8 +20,6 @@
 // coroutine runs one step at a time, and the shared report queues are
 // guarded by a mutex. The BlockStore is thread-safe.
 #pragma once
-
-#include <boost/asio/thread_pool.hpp>
 
 #include <memory>
 #include <functional>
@@ -110,10 +109,6 @@ class Worker {
   uint64_t membership_version_ = 0;  // on the strand: of the last list from the master
   std::unique_ptr<TaskTracker> tasks_;
   std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
-  // Verifies and writes the frames of incoming blocks (ServeWriteBlock), so
-  // an io thread receives and forwards the next frame meanwhile. Declared
-  // after store_: its threads are joined before the store closes.
-  asio::thread_pool store_pool_{2};
 
   mutable std::mutex mu_;              // guards the report queues and repairing_
   // Each block id is in at most one queue: its latest change wins.

@@ -1,0 +1,194 @@
+// The worker's block server: dn.ReadBlock and dn.WriteBlock (worker.h), the
+// DataNode's streams of block bytes (docs/wire-format.md). Split from
+// worker.cc, which keeps the master link, copies and repairs.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "dfs/wire_codec.h"
+#include "worker/worker.h"
+
+namespace mr::worker {
+namespace {
+
+// Ends a write stream with an error: tells the writer why, then returns the
+// error so the server closes the connection (the writer may still be
+// sending frames that must not be read as requests).
+awaitable<Status> FailStream(Connection& conn, const Status& why) {
+  co_await conn.SendError(why);
+  co_return why;
+}
+
+}  // namespace
+
+// Sends exactly the bytes asked for, [offset, offset + length), at any
+// offset. The store verifies every stored chunk a frame touches (it reads
+// whole chunks); a piece of the frame that is a whole stored chunk carries
+// its stored checksum (checked end to end by the reader), a piece of a
+// chunk the checksum of that piece (docs/wire-format.md, "dn.ReadBlock").
+awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
+  pb::ReadBlockRequest req;
+  if (!call.Parse(&req)) co_return Status::ProtocolError("malformed ReadBlockRequest");
+  const uint64_t id = req.block_id();
+  auto length = store_->Length(id);
+  if (!length.ok()) co_return length.status();
+  if (req.offset() < 0 || req.offset() > *length) {
+    co_return Status::InvalidArgument("bad read offset " + std::to_string(req.offset()));
+  }
+  const int64_t end =
+      req.length() < 0 ? *length : req.offset() + std::min(req.length(), *length - req.offset());
+  pb::ReadBlockReply header;
+  header.set_block_length(*length);
+  call.replied = true;
+  MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(header));
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  if (req.offset() >= end) {  // nothing asked for: one empty last frame
+    chunk.set_offset(req.offset());
+    chunk.set_last(true);
+    chunk.SerializeToString(frame.mutable_body());
+    co_return co_await call.conn.Send(frame);
+  }
+
+  // Frames end on chunk boundaries transfer_chunk_bytes apart (the first
+  // may start inside a chunk, the last end inside one). ReadChunks verifies
+  // each stored chunk a frame touches and gives the frame's checksums.
+  const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
+  const int64_t step = config_.dfs.transfer_chunk_bytes;
+  std::string data, wire;  // wire: data as sent (compressed when the reader asked)
+  std::vector<uint64_t> sums;
+  int64_t offset = req.offset();
+  bool damaged = false;  // a bad chunk was met: go on one chunk per frame
+  do {
+    const int64_t aligned = offset / chunk_bytes * chunk_bytes;
+    int64_t frame_end = std::min(end, aligned + (damaged ? chunk_bytes : step));
+    Status s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+    if (s.IsCorruption() && !damaged) {
+      // Quarantine, then send the good chunks before the bad one, one per
+      // frame, so the reader resumes on another replica at the bad chunk.
+      QuarantineReplica(id, s);
+      damaged = true;
+      frame_end = std::min(end, aligned + chunk_bytes);
+      s = store_->ReadChunks(id, offset, frame_end - offset, &data, &sums);
+    }
+    if (!s.ok()) {
+      co_return co_await call.conn.SendError(s);  // ends the stream; the reader fails over
+    }
+    chunk.set_offset(offset);
+    chunk.set_last(frame_end >= end);
+    chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
+    dfs::EncodeFrameData(std::clamp(req.zstd_level(), 0, 19), data, &chunk, &wire);
+    chunk.SerializeToString(frame.mutable_body());
+    MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, wire));
+    offset = frame_end;
+  } while (offset < end);
+  co_return Status::OK();
+}
+
+// Stores a block arriving in DataChunk frames and forwards every frame to
+// the next node of the pipeline. A downstream failure drops the downstream
+// (the block completes here); an upstream failure abandons the block.
+awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
+  pb::WriteBlockRequest req;
+  if (!call.Parse(&req)) co_return Status::ProtocolError("malformed WriteBlockRequest");
+  const uint64_t id = req.block_id();
+  auto created = store_->NewWriter(id);
+  if (!created.ok()) {
+    disk_->WriteFailed();
+    co_return created.status();
+  }
+  auto writer = std::move(created).value();
+
+  std::unique_ptr<Connection> next;
+  std::string next_id;
+  if (req.downstream_size() > 0) {
+    next_id = req.downstream(0).node_id();
+    pb::WriteBlockRequest forward;
+    forward.set_block_id(id);
+    forward.set_client(req.client());
+    for (int i = 1; i < req.downstream_size(); ++i) *forward.add_downstream() = req.downstream(i);
+    auto address = ParseHostPort(req.downstream(0).address());
+    Status s = address.status();
+    if (s.ok()) {
+      auto conn = co_await Connect(*address, rpc_options_);
+      s = conn.status();
+      if (conn.ok()) next = std::move(conn).value();
+    }
+    if (s.ok()) {
+      pb::Empty ready;
+      s = co_await next->SendRequest("dn.WriteBlock", forward);
+      if (s.ok()) s = co_await next->ReceiveReply(&ready);
+    }
+    if (!s.ok()) {
+      spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, s.ToString());
+      next.reset();
+    }
+  }
+  call.replied = true;
+  MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(pb::Empty()));
+
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  std::string data;
+  dfs::FrameRelay relay(next ? dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
+                                              req.downstream(0).datacenter())
+                             : 0,
+                        config_.cluster.max_frame_bytes);
+  while (true) {
+    MR_CO_RETURN_IF_ERROR(co_await call.conn.Receive(&frame, &data));
+    if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
+      co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
+    }
+    if (Status d = relay.Decode(chunk, &data); !d.ok()) co_return co_await FailStream(call.conn, d);
+    const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
+                           dfs::kChecksumChunkBytes;
+    Status s;
+    if (chunk.offset() != writer->bytes_written()) {
+      s = Status::InvalidArgument("out-of-order data chunk");
+    } else if (chunk.checksums_size() != chunks) {
+      s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
+    }
+    if (!s.ok()) co_return co_await FailStream(call.conn, s);
+    // Forward first, so the next node works on this frame while we store it
+    // (it verifies the checksums itself).
+    if (next) {
+      auto [out, out_data] = relay.Forward(frame, chunk, data);
+      Status f = co_await next->Send(*out, out_data);
+      if (!f.ok()) {
+        spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, f.ToString());
+        next.reset();
+      }
+    }
+    s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
+                                                       chunk.checksums().size()));
+    if (!s.ok()) {
+      disk_->WriteFailed();
+      co_return co_await FailStream(call.conn, s);
+    }
+    if (chunk.last()) break;
+  }
+  Status committed = writer->Commit();
+  if (!committed.ok()) {
+    disk_->WriteFailed();
+    co_return co_await FailStream(call.conn, committed);
+  }
+  NoteReceived(id, writer->bytes_written());
+
+  pb::WriteBlockReply reply;
+  reply.add_committed(self_.id);
+  reply.set_bytes(writer->bytes_written());
+  if (next) {
+    pb::WriteBlockReply downstream;
+    Status s = co_await next->ReceiveReply(&downstream);
+    if (s.ok() && downstream.bytes() == reply.bytes()) {
+      for (const auto& n : downstream.committed()) reply.add_committed(n);
+      reply.add_hop_wire_bytes(next->bytes_sent());  // each hop's own count (compression)
+      for (int64_t b : downstream.hop_wire_bytes()) reply.add_hop_wire_bytes(b);
+    } else {
+      spdlog::warn("block {}: {} did not commit: {}", id, next_id, s.ToString());
+    }
+  }
+  co_return co_await call.conn.SendReply(reply);
+}
+
+}  // namespace mr::worker
