@@ -52,12 +52,21 @@ struct Run {
 
 std::atomic<uint64_t> g_run_seq{0};
 
+// The most a count table may hold before it spills, whatever the sort
+// buffer: a larger table (more distinct keys kept) misses the cache on more
+// of its lookups. With a 128 MiB buffer for both, SequenceCount's maps took
+// 13.6-15.4 task-seconds against 11.6-12.4 with 64 MiB (128 MiB of text,
+// interleaved, idle machine; docs/benchmarks.md, "Where the time goes").
+constexpr int64_t kCountTableMaxBytes = 64 << 20;
+
 }  // namespace
 
 struct MapOutputBuffer::Impl {
   explicit Impl(const MapOutputOptions& o)
       : options(o), compressor(o.zstd_level), progress(static_cast<size_t>(o.partitions), 0) {
-    if (o.sum_counts) counts = std::make_unique<CountTable>(o.sort_buffer_bytes);
+    if (o.sum_counts) {
+      counts = std::make_unique<CountTable>(std::min(o.sort_buffer_bytes, kCountTableMaxBytes));
+    }
   }
 
   MapOutputOptions options;
