@@ -2,10 +2,11 @@
 // workers: a good stream commits on every node of the pipeline; a frame that
 // breaks the stream's rules (out of order, a checksum missing, a checksum
 // wrong) gets one error reply naming the fault; a writer that vanishes
-// mid-block commits nothing; and after each the workers go on serving. The
-// worker stores frame k on its store pool while it forwards k and receives
-// k+1 (docs/dfs.md, "put"): these are the paths that change
-// touched.
+// mid-block commits nothing; and after each the workers go on serving.
+// Written for issue 15's try at storing frame k on other threads while
+// frame k+1 arrives (slower on 2 cores, reverted; docs/benchmarks.md): it
+// caught a crash of that version, and guards any later reshaping of
+// worker/block_server.cc.
 #include <fstream>
 #include <random>
 
