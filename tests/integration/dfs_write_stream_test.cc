@@ -4,9 +4,9 @@
 // wrong) gets one error reply naming the fault; a writer that vanishes
 // mid-block commits nothing; and after each the workers go on serving.
 // Written for issue 15's try at storing frame k on other threads while
-// frame k+1 arrives (slower on 2 cores, reverted; docs/benchmarks.md): it
-// caught a crash of that version, and guards any later reshaping of
-// worker/block_server.cc.
+// frame k+1 arrives (slower on 2 cores, reverted; docs/benchmarks.md),
+// after an early version of that crashed on any put of more than a few
+// frames; it guards any later reshaping of worker/block_server.cc.
 #include <fstream>
 #include <random>
 
