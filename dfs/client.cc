@@ -313,7 +313,7 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
   MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.WriteBlock", req));
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&ready));
 
-  std::string buffer, wire;
+  std::string buffer, scratch;
   pb::Frame frame;
   pb::DataChunk chunk;
   for (int64_t offset = 0; offset < length; offset += chunk_bytes) {
@@ -323,7 +323,7 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     chunk.set_last(offset + n >= length);
     chunk.clear_checksums();
     for (uint64_t c : ChunkChecksums(buffer)) chunk.add_checksums(c);
-    EncodeFrameData(zstd_level, buffer, &chunk, &wire);
+    const std::string_view wire = EncodeFrameData(zstd_level, buffer, &chunk, &scratch);
     chunk.SerializeToString(frame.mutable_body());
     MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, wire));
   }

@@ -8,18 +8,18 @@ int LinkLevel(int level, std::string_view a, std::string_view b) {
   return level > 0 && !a.empty() && !b.empty() && a != b ? level : 0;
 }
 
-void EncodeFrameData(int level, std::string_view raw, pb::DataChunk* chunk, std::string* wire) {
+std::string_view EncodeFrameData(int level, std::string_view raw, pb::DataChunk* chunk,
+                                 std::string* scratch) {
   chunk->set_zstd_raw_bytes(0);
   if (level > 0 && !raw.empty()) {
-    wire->resize(ZSTD_compressBound(raw.size()));
-    const size_t n = ZSTD_compress(wire->data(), wire->size(), raw.data(), raw.size(), level);
+    scratch->resize(ZSTD_compressBound(raw.size()));
+    const size_t n = ZSTD_compress(scratch->data(), scratch->size(), raw.data(), raw.size(), level);
     if (!ZSTD_isError(n) && n < raw.size()) {
-      wire->resize(n);
       chunk->set_zstd_raw_bytes(static_cast<int64_t>(raw.size()));
-      return;
+      return std::string_view(*scratch).substr(0, n);
     }
   }
-  wire->assign(raw);  // incompressible (or off): the raw bytes
+  return raw;  // incompressible (or off): the raw bytes, as they are
 }
 
 Status DecodeFrameData(const pb::DataChunk& chunk, int64_t max_raw_bytes, std::string* data) {
@@ -53,10 +53,10 @@ std::pair<const pb::Frame*, std::string_view> FrameRelay::Forward(const pb::Fram
   if (in_compressed_ && level_ > 0) return {&received, received_};
   if (!in_compressed_ && level_ == 0) return {&received, raw};
   out_chunk_ = chunk;
-  EncodeFrameData(level_, raw, &out_chunk_, &out_data_);
+  const std::string_view data = EncodeFrameData(level_, raw, &out_chunk_, &scratch_);
   out_frame_ = received;
   out_chunk_.SerializeToString(out_frame_.mutable_body());
-  return {&out_frame_, out_data_};
+  return {&out_frame_, data};
 }
 
 }  // namespace mr::dfs

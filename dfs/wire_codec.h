@@ -30,11 +30,13 @@ namespace mr::dfs {
 // cluster.inter_dc_zstd_level (0 = off).
 int LinkLevel(int level, std::string_view a, std::string_view b);
 
-// Sets `chunk` and `wire` for sending `raw` as a frame's data: at level 0,
-// or when compressing does not make it smaller, `wire` is `raw` and
-// chunk->zstd_raw_bytes is 0; else `wire` is one zstd frame of `raw` and
-// chunk->zstd_raw_bytes is raw.size(). `wire` may not alias `raw`.
-void EncodeFrameData(int level, std::string_view raw, pb::DataChunk* chunk, std::string* wire);
+// Sets `chunk` for sending `raw` as a frame's data and returns the bytes to
+// send: at level 0, or when compressing does not make it smaller, `raw`
+// itself (no copy) with chunk->zstd_raw_bytes 0; else one zstd frame of
+// `raw`, built in `scratch`, with chunk->zstd_raw_bytes raw.size(). The
+// result is valid while `raw` and `scratch` are; `scratch` may not alias `raw`.
+std::string_view EncodeFrameData(int level, std::string_view raw, pb::DataChunk* chunk,
+                                 std::string* scratch);
 
 // Turns a received frame's data into the block bytes, in place: a no-op when
 // chunk.zstd_raw_bytes is 0. Corruption when the data is not one zstd frame
@@ -68,7 +70,7 @@ class FrameRelay {
   std::string received_;  // the compressed data as received
   pb::DataChunk out_chunk_;
   pb::Frame out_frame_;
-  std::string out_data_;
+  std::string scratch_;
 };
 
 }  // namespace mr::dfs

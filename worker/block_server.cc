@@ -11,11 +11,24 @@
 namespace mr::worker {
 namespace {
 
-// Ends a write stream with an error: tells the writer why, then returns the
-// error so the server closes the connection (the writer may still be
-// sending frames that must not be read as requests).
-awaitable<Status> FailStream(Connection& conn, const Status& why) {
-  co_await conn.SendError(why);
+// Ends a write stream with an error: tells the writer why, then, when the
+// writer has more frames to send (`drain`), reads and drops them up to its
+// last one before returning the error (the server then closes). A writer
+// reads its reply only after its last frame; closing on frames still
+// unread would reset the connection (TCP RST), its next send would fail,
+// and the writer would see "connection closed" instead of the reason (the
+// "lingering close" of HTTP servers). Bounded: at most kDrainBytes, and
+// each frame within the connection's timeout.
+awaitable<Status> FailStream(Connection& conn, const Status& why, bool drain) {
+  constexpr int64_t kDrainBytes = 1LL << 30;
+  if (!(co_await conn.SendError(why)).ok() || !drain) co_return why;
+  pb::Frame frame;
+  pb::DataChunk chunk;
+  std::string data;
+  for (int64_t drained = 0; drained < kDrainBytes; drained += static_cast<int64_t>(data.size())) {
+    if (!(co_await conn.Receive(&frame, &data)).ok()) break;  // the writer hung up
+    if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body()) || chunk.last()) break;
+  }
   co_return why;
 }
 
@@ -55,7 +68,7 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   // each stored chunk a frame touches and gives the frame's checksums.
   const int64_t chunk_bytes = dfs::kChecksumChunkBytes;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
-  std::string data, wire;  // wire: data as sent (compressed when the reader asked)
+  std::string data, scratch;  // scratch: the compressed frame, when the reader asked for one
   std::vector<uint64_t> sums;
   int64_t offset = req.offset();
   bool damaged = false;  // a bad chunk was met: go on one chunk per frame
@@ -77,7 +90,8 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
     chunk.set_offset(offset);
     chunk.set_last(frame_end >= end);
     chunk.mutable_checksums()->Assign(sums.begin(), sums.end());
-    dfs::EncodeFrameData(std::clamp(req.zstd_level(), 0, 19), data, &chunk, &wire);
+    const std::string_view wire =
+        dfs::EncodeFrameData(std::clamp(req.zstd_level(), 0, 19), data, &chunk, &scratch);
     chunk.SerializeToString(frame.mutable_body());
     MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, wire));
     offset = frame_end;
@@ -139,7 +153,9 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     if (frame.status_code() != 0 || !chunk.ParseFromString(frame.body())) {
       co_return Status::ProtocolError("block " + std::to_string(id) + ": bad data frame");
     }
-    if (Status d = relay.Decode(chunk, &data); !d.ok()) co_return co_await FailStream(call.conn, d);
+    if (Status d = relay.Decode(chunk, &data); !d.ok()) {
+      co_return co_await FailStream(call.conn, d, !chunk.last());
+    }
     const int64_t chunks = (static_cast<int64_t>(data.size()) + dfs::kChecksumChunkBytes - 1) /
                            dfs::kChecksumChunkBytes;
     Status s;
@@ -148,7 +164,7 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     } else if (chunk.checksums_size() != chunks) {
       s = Status::InvalidArgument("data chunk without a checksum per 64 KiB");
     }
-    if (!s.ok()) co_return co_await FailStream(call.conn, s);
+    if (!s.ok()) co_return co_await FailStream(call.conn, s, !chunk.last());
     // Forward first, so the next node works on this frame while we store it
     // (it verifies the checksums itself).
     if (next) {
@@ -163,14 +179,14 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
                                                        chunk.checksums().size()));
     if (!s.ok()) {
       disk_->WriteFailed();
-      co_return co_await FailStream(call.conn, s);
+      co_return co_await FailStream(call.conn, s, !chunk.last());
     }
     if (chunk.last()) break;
   }
   Status committed = writer->Commit();
   if (!committed.ok()) {
     disk_->WriteFailed();
-    co_return co_await FailStream(call.conn, committed);
+    co_return co_await FailStream(call.conn, committed, /*drain=*/false);
   }
   NoteReceived(id, writer->bytes_written());
 

@@ -25,8 +25,8 @@ TEST(WireCodecTest, OnlyKnownDifferentDatacentersCompress) {
 TEST(WireCodecTest, CompressedFrameRoundTrips) {
   const std::string raw = Text(128 << 10);
   pb::DataChunk chunk;
-  std::string wire;
-  EncodeFrameData(3, raw, &chunk, &wire);
+  std::string scratch;
+  std::string wire(EncodeFrameData(3, raw, &chunk, &scratch));
   EXPECT_EQ(chunk.zstd_raw_bytes(), static_cast<int64_t>(raw.size()));
   EXPECT_LT(wire.size(), raw.size() / 2);
   ASSERT_TRUE(DecodeFrameData(chunk, 128 << 10, &wire).ok());
@@ -38,13 +38,16 @@ TEST(WireCodecTest, RawWhenOffOrIncompressible) {
   uint64_t x = 88172645463325252ull;
   for (char& c : random) c = static_cast<char>((x ^= x << 13, x ^= x >> 7, x ^= x << 17));
   pb::DataChunk chunk;
-  std::string wire;
-  EncodeFrameData(3, random, &chunk, &wire);
-  EXPECT_EQ(chunk.zstd_raw_bytes(), 0);  // zstd could not shrink it: sent as is
-  EXPECT_EQ(wire, random);
-  EncodeFrameData(0, Text(1000), &chunk, &wire);
+  std::string scratch;
+  std::string_view sent = EncodeFrameData(3, random, &chunk, &scratch);
+  EXPECT_EQ(chunk.zstd_raw_bytes(), 0);  // zstd could not shrink it: sent as is,
+  EXPECT_EQ(sent.data(), random.data());  // not copied
+  EXPECT_EQ(sent.size(), random.size());
+  const std::string text = Text(1000);
+  sent = EncodeFrameData(0, text, &chunk, &scratch);
   EXPECT_EQ(chunk.zstd_raw_bytes(), 0);
-  EXPECT_EQ(wire, Text(1000));
+  EXPECT_EQ(sent.data(), text.data());
+  std::string wire(sent);
   ASSERT_TRUE(DecodeFrameData(chunk, 1000, &wire).ok());  // raw: untouched
   EXPECT_EQ(wire, Text(1000));
 }
@@ -52,8 +55,8 @@ TEST(WireCodecTest, RawWhenOffOrIncompressible) {
 TEST(WireCodecTest, BadCompressedFramesAreCorruption) {
   const std::string raw = Text(70000);
   pb::DataChunk chunk;
-  std::string wire;
-  EncodeFrameData(3, raw, &chunk, &wire);
+  std::string scratch;
+  const std::string wire(EncodeFrameData(3, raw, &chunk, &scratch));
   std::string flipped = wire;
   flipped[flipped.size() / 2] ^= 0x40;
   EXPECT_TRUE(DecodeFrameData(chunk, 1 << 20, &flipped).IsCorruption());
@@ -73,8 +76,8 @@ TEST(WireCodecTest, RelayForwardsOrReencodes) {
   const std::string raw = Text(128 << 10);
   pb::DataChunk in;
   in.set_offset(0);
-  std::string wire;
-  EncodeFrameData(3, raw, &in, &wire);
+  std::string scratch;
+  const std::string wire(EncodeFrameData(3, raw, &in, &scratch));
   pb::Frame frame;
   in.SerializeToString(frame.mutable_body());
   for (int level : {3, 0}) {

@@ -1,7 +1,8 @@
 // dn.WriteBlock driven frame by frame over a raw connection against real
 // workers: a good stream commits on every node of the pipeline; a frame that
 // breaks the stream's rules (out of order, a checksum missing, a checksum
-// wrong) gets one error reply naming the fault; a writer that vanishes
+// wrong) gets one error reply naming the fault, which the writer reads after
+// its last frame (the worker drops the rest, not reset); a writer that vanishes
 // mid-block commits nothing; and after each the workers go on serving.
 // Written for issue 15's try at storing frame k on other threads while
 // frame k+1 arrives (slower on 2 cores, reverted; docs/benchmarks.md),
@@ -90,9 +91,16 @@ class DfsWriteStreamTest : public ::testing::Test {
         }
         pb::Frame frame;
         chunk.SerializeToString(frame.mutable_body());
-        // A worker that refused a frame replies with the error and closes:
-        // later sends may fail, and the reply says why.
-        if (!(co_await conn.Send(frame, piece)).ok()) break;
+        // A worker that refuses a frame replies with the error and reads the
+        // rest of the block before closing, so every send succeeds and the
+        // reply says why.
+        MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, piece));
+        if (frame_no == at) {
+          // Let the worker refuse it before the next frames go: a worker
+          // that closed at once would reset them (seen failing so).
+          asio::steady_timer pause(co_await asio::this_coro::executor, std::chrono::milliseconds(200));
+          co_await pause.async_wait(asio::use_awaitable);
+        }
       }
       co_return co_await conn.ReceiveReply(&out.reply);
     });
