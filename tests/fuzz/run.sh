@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses of tests/fuzz, one at a time.
 #
-#   tests/fuzz/run.sh [--seconds N] [--harness NAME]...
+#   tests/fuzz/run.sh [--seconds N] [--harness NAME]... [--build-only | --no-build]
 #
 # Configures and builds build-fuzz (clang, -DMR_FUZZ=ON: libFuzzer + ASan +
 # UBSan; MR_FUZZ_BUILD_DIR and MR_FUZZ_OPT override the directory and -O1),
@@ -11,6 +11,8 @@
 # prints one line: name, executions, crashes. A crashing input is saved in
 # build-fuzz/fuzz-out/NAME/ and makes the script exit 1; its log is beside
 # it. docs/reliability.md, "Fuzzing", says how to reproduce one.
+# --build-only stops after the build; --no-build runs what was built (the
+# suite builds in one ctest test, alone, and runs in another, beside others).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${MR_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
@@ -19,11 +21,14 @@ ALL=(fuzz_frame fuzz_handshake fuzz_cluster_config fuzz_sim_scenario fuzz_master
 
 seconds=30
 harnesses=()
+build=1 run=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --harness) harnesses+=("$2"); shift 2 ;;
-    *) echo "usage: $0 [--seconds N] [--harness NAME]..." >&2; exit 2 ;;
+    --build-only) run=0; shift ;;
+    --no-build) build=0; shift ;;
+    *) echo "usage: $0 [--seconds N] [--harness NAME]... [--build-only | --no-build]" >&2; exit 2 ;;
   esac
 done
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --seconds wants a positive integer" >&2; exit 2; }
@@ -37,6 +42,7 @@ command -v "$CXX" >/dev/null || { echo "run.sh: $CXX not found (deploy/install-d
 # MR_FUZZ_OPT: -O1 (libFuzzer's usual build) by default; the suite's short
 # run uses -O0, which builds in half the time and runs slower.
 OPT="${MR_FUZZ_OPT:--O1}"
+if [[ $build -eq 1 ]]; then
 mkdir -p "$BUILD"
 # Line tables only: enough for stack traces, quickest to compile.
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
@@ -44,6 +50,11 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
       >"$BUILD/fuzz-configure.log" 2>&1 || { cat "$BUILD/fuzz-configure.log" >&2; exit 1; }
 ninja -C "$BUILD" "${harnesses[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
   { tail -50 "$BUILD/fuzz-build.log" >&2; exit 1; }
+fi
+[[ $run -eq 1 ]] || exit 0
+for h in "${harnesses[@]}"; do
+  [[ -x "$BUILD/tests/fuzz/$h" ]] || { echo "run.sh: $BUILD/tests/fuzz/$h not built (run without --no-build)" >&2; exit 1; }
+done
 
 # Per-harness limits: inputs up to max_len bytes (scenario files are larger).
 max_len() {

@@ -757,6 +757,32 @@ TEST(CountTableTest, SortsEntriesByPartitionThenKeyBytewise) {
   EXPECT_FALSE(t.Increment(0, "abc", 1, &hash));
 }
 
+// Counts are 64-bit modulo 2^64 whatever the slot keeps of them: past 2^32,
+// negative, wrapping; short keys (held in the slot) and long ones alike,
+// looked up in their partition and in kAnyPartition.
+TEST(CountTableTest, CountsAddModulo2To64PastThirtyTwoBits) {
+  CountTable t(1 << 20);
+  const std::vector<int64_t> adds = {1, INT32_MAX, INT32_MAX, 5, -7, INT64_MAX, INT64_MAX, 3,
+                                     INT64_MIN, -1, 1LL << 40, 42};
+  uint64_t want = 0;
+  for (int64_t n : adds) want += static_cast<uint64_t>(n);
+  const std::vector<std::string> keys = {"a", "abcdefg", "abcdefgh", "a much longer key"};
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const uint32_t p = static_cast<uint32_t>(k % 2);
+    uint64_t hash;
+    ASSERT_FALSE(t.Increment(p, keys[k], adds[0], &hash));
+    ASSERT_TRUE(t.Insert(p, keys[k], hash, adds[0]));
+    for (size_t i = 1; i < adds.size(); ++i) {
+      ASSERT_TRUE(t.Increment(i % 2 ? p : CountTable::kAnyPartition, keys[k], adds[i], &hash));
+    }
+  }
+  t.Sort();
+  ASSERT_EQ(t.size(), keys.size());
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_EQ(static_cast<uint64_t>(t.entry(i).count), want) << t.entry(i).key;
+  }
+}
+
 TEST(CountTableTest, RefusesANewKeyPastItsMemoryUnlessEmpty) {
   CountTable t(4096);
   uint64_t hash;
