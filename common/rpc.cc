@@ -76,6 +76,13 @@ void Connection::Close() {
   }
 }
 
+bool Connection::HasPendingInput() {
+  if (!socket_.is_open()) return false;
+  if (tls_ && SSL_pending(tls_.get()) > 0) return true;
+  boost::system::error_code ec;
+  return socket_.available(ec) > 0 && !ec;
+}
+
 // Races one socket operation (an awaitable of (error_code, bytes)) against
 // the connection's deadline. A timeout or an error closes the connection:
 // after a partial read or write the stream cannot be resumed.

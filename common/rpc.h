@@ -128,6 +128,10 @@ class Connection {
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
+  // True when the peer has sent bytes not yet received (or TLS holds some),
+  // without waiting: a streaming writer's cue that the other end answered
+  // early, which in a stream of requests' frames means it refused them.
+  bool HasPendingInput();
   // "host:port" of the other end, and the name it gave in the handshake.
   const std::string& remote_endpoint() const { return remote_endpoint_; }
   const std::string& peer_name() const { return peer_name_; }

@@ -326,6 +326,9 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     const std::string_view wire = EncodeFrameData(zstd_level, buffer, &chunk, &scratch);
     chunk.SerializeToString(frame.mutable_body());
     MR_CO_RETURN_IF_ERROR(co_await conn.Send(frame, wire));
+    // A node replies before the last frame only to refuse the stream: stop
+    // sending and read why (it drops what is in flight, then closes).
+    if (conn.HasPendingInput()) break;
   }
   pb::WriteBlockReply reply;
   MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply));

@@ -35,6 +35,7 @@ enum class Fault { kNone, kOutOfOrder, kMissingChecksum, kWrongChecksum, kHangUp
 struct Outcome {
   Status status;                  // the worker's final reply (or the transport's error)
   pb::WriteBlockReply reply;      // when OK
+  bool answered_early = false;    // the worker's reply was waiting before the last frame
 };
 
 class DfsWriteStreamTest : public ::testing::Test {
@@ -100,6 +101,8 @@ class DfsWriteStreamTest : public ::testing::Test {
           // that closed at once would reset them (seen failing so).
           asio::steady_timer pause(co_await asio::this_coro::executor, std::chrono::milliseconds(200));
           co_await pause.async_wait(asio::use_awaitable);
+          // What the DFS client checks after each frame to stop early.
+          out.answered_early = conn.HasPendingInput();
         }
       }
       co_return co_await conn.ReceiveReply(&out.reply);
@@ -150,6 +153,7 @@ TEST_F(DfsWriteStreamTest, AnOutOfOrderFrameIsRefusedByName) {
 TEST_F(DfsWriteStreamTest, AFrameWithoutAChecksumPer64KiBIsRefusedByName) {
   Outcome out = Write(0x7e570003, Bytes(10 * kFrame, 3), Fault::kMissingChecksum, 4);
   EXPECT_FALSE(out.status.ok());
+  EXPECT_TRUE(out.answered_early);
   EXPECT_NE(out.status.message().find("checksum per 64 KiB"), std::string::npos)
       << out.status.ToString();
   ExpectStillServing(0x7e570013);
@@ -158,6 +162,7 @@ TEST_F(DfsWriteStreamTest, AFrameWithoutAChecksumPer64KiBIsRefusedByName) {
 TEST_F(DfsWriteStreamTest, AWrongChecksumIsCorruptionAndNothingIsCommitted) {
   Outcome out = Write(0x7e570004, Bytes(10 * kFrame, 4), Fault::kWrongChecksum, 5);
   EXPECT_TRUE(out.status.IsCorruption()) << out.status.ToString();
+  EXPECT_TRUE(out.answered_early);
   EXPECT_FALSE(std::filesystem::exists(cluster_->BlockFile(config_.workers[0].id, 0x7e570004)));
   ExpectStillServing(0x7e570014);
 }
