@@ -78,7 +78,9 @@ void Connection::Close() {
 
 bool Connection::HasPendingInput() {
   if (!socket_.is_open()) return false;
-  if (tls_ && SSL_pending(tls_.get()) > 0) return true;
+  // Over TLS the socket may hold records that are not data (a TLS 1.3
+  // session ticket, a key update): only bytes already decrypted count.
+  if (tls_) return SSL_pending(tls_.get()) > 0;
   boost::system::error_code ec;
   return socket_.available(ec) > 0 && !ec;
 }

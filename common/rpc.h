@@ -128,9 +128,11 @@ class Connection {
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
-  // True when the peer has sent bytes not yet received (or TLS holds some),
-  // without waiting: a streaming writer's cue that the other end answered
-  // early, which in a stream of requests' frames means it refused them.
+  // True when the peer has sent bytes not yet received, without waiting: a
+  // streaming writer's cue that the other end answered early, which in a
+  // stream of request frames means it refused them. Over TLS only bytes
+  // already decrypted count (the socket may hold TLS records that are not
+  // data), so a TLS writer mostly learns at its last frame.
   bool HasPendingInput();
   // "host:port" of the other end, and the name it gave in the handshake.
   const std::string& remote_endpoint() const { return remote_endpoint_; }
