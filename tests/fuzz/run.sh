@@ -43,13 +43,13 @@ command -v "$CXX" >/dev/null || { echo "run.sh: $CXX not found (deploy/install-d
 # run uses -O0, which builds in half the time and runs slower.
 OPT="${MR_FUZZ_OPT:--O1}"
 if [[ $build -eq 1 ]]; then
-mkdir -p "$BUILD"
-# Line tables only: enough for stack traces, quickest to compile.
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
-      "-DCMAKE_CXX_FLAGS=$OPT -gline-tables-only" -DCMAKE_CXX_COMPILER="$CXX" -DMR_FUZZ=ON \
-      >"$BUILD/fuzz-configure.log" 2>&1 || { cat "$BUILD/fuzz-configure.log" >&2; exit 1; }
-ninja -C "$BUILD" "${harnesses[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
-  { tail -50 "$BUILD/fuzz-build.log" >&2; exit 1; }
+  mkdir -p "$BUILD"
+  # Line tables only: enough for stack traces, quickest to compile.
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
+        "-DCMAKE_CXX_FLAGS=$OPT -gline-tables-only" -DCMAKE_CXX_COMPILER="$CXX" -DMR_FUZZ=ON \
+        >"$BUILD/fuzz-configure.log" 2>&1 || { cat "$BUILD/fuzz-configure.log" >&2; exit 1; }
+  ninja -C "$BUILD" "${harnesses[@]}" >"$BUILD/fuzz-build.log" 2>&1 ||
+    { tail -50 "$BUILD/fuzz-build.log" >&2; exit 1; }
 fi
 [[ $run -eq 1 ]] || exit 0
 for h in "${harnesses[@]}"; do
