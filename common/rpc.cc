@@ -1,5 +1,7 @@
 #include "common/rpc.h"
 
+#include <sys/sendfile.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -115,6 +117,17 @@ awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::str
   co_return n;
 }
 
+awaitable<boost::system::error_code> Connection::WaitSocket(bool write,
+                                                            Clock::time_point deadline) {
+  if (!socket_.is_open()) co_return asio::error::not_connected;
+  asio::steady_timer timer(socket_.get_executor(), deadline);
+  const auto type = write ? tcp::socket::wait_write : tcp::socket::wait_read;
+  auto result = co_await (socket_.async_wait(type, kTuple) || timer.async_wait(kTuple));
+  if (result.index() == 1) co_return asio::error::timed_out;
+  auto [ec] = std::get<0>(result);
+  co_return ec;
+}
+
 awaitable<void> Connection::CountFastPath(size_t n) {
   constexpr int64_t kFastPathYieldBytes = 4 << 20;
   unyielded_bytes_ += static_cast<int64_t>(n);
@@ -226,6 +239,46 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
   const asio::const_buffer header_bytes = asio::buffer(scratch_);
   const asio::const_buffer data_bytes = asio::buffer(data.data(), data.size());
   co_return co_await WriteAll(header_bytes, data_bytes);
+}
+
+awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
+                                            size_t length) {
+  MR_CO_RETURN_IF_ERROR(EncodeHeader(header, length));
+  // The header with MSG_MORE, so it leaves in one segment with the data
+  // (the socket has TCP_NODELAY); what does not fit goes the usual way.
+  const ssize_t sent = ::send(socket_.native_handle(), scratch_.data(), scratch_.size(),
+                              MSG_MORE | MSG_NOSIGNAL | MSG_DONTWAIT);
+  const size_t head = sent > 0 ? static_cast<size_t>(sent) : 0;
+  bytes_sent_ += static_cast<int64_t>(head);
+  if (head < scratch_.size()) {
+    MR_CO_RETURN_IF_ERROR(co_await WriteAll(asio::buffer(scratch_) + head, {}));
+  }
+  off_t at = offset;
+  size_t left = length;
+  while (left > 0) {
+    const ssize_t n = ::sendfile(socket_.native_handle(), file_fd, &at, left);
+    if (n > 0) {
+      left -= static_cast<size_t>(n);
+      bytes_sent_ += n;
+      co_await CountFastPath(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, Deadline());
+      if (!ec) continue;
+      Close();
+      if (ec == asio::error::timed_out) {
+        co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
+      }
+      co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
+    }
+    const std::string why = n == 0 ? "the file ended early" : std::strerror(errno);
+    Close();
+    co_return Status::Unavailable("sendfile to " + remote_endpoint_ + ": " + why);
+  }
+  last_used_ = Clock::now();
+  co_return Status::OK();
 }
 
 awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {

@@ -88,6 +88,14 @@ class Connection {
 
   // Sends one frame. `data` may be empty.
   awaitable<Status> Send(const pb::Frame& header, std::span<const char> data = {});
+  // Sends one frame whose data is `length` bytes of the file `file_fd` from
+  // `offset`, with sendfile(2): the kernel moves the file's page-cache pages
+  // to the socket without a copy through this process. An Unavailable when
+  // the file ends before `length` (the frame is then cut short: the
+  // connection is closed). REQUIRES: !encrypted(), and SIGPIPE ignored
+  // (sendfile cannot be told MSG_NOSIGNAL; the worker ignores it).
+  awaitable<Status> SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
+                                  size_t length);
   // Receives one frame; `data` is resized to the frame's bulk bytes.
   awaitable<Status> Receive(pb::Frame* header, std::string* data);
 
@@ -194,9 +202,10 @@ class Connection {
   // ("read from", "write to") names the direction in errors.
   awaitable<Status> TlsTransfer(size_t size, const std::function<int(size_t done, size_t* n)>& op,
                                 std::string_view what, Clock::time_point deadline);
-  // Waits until the socket is readable (or writable) as OpenSSL's
-  // SSL_ERROR_WANT_READ (WANT_WRITE) asks; timed_out at `deadline`.
-  awaitable<boost::system::error_code> TlsWait(int ssl_error, Clock::time_point deadline);
+  // Waits until the socket is writable (`write`) or readable; timed_out at
+  // `deadline`. For waits the kernel or OpenSSL asks for (EAGAIN,
+  // SSL_ERROR_WANT_WRITE / WANT_READ) outside Asio's own operations.
+  awaitable<boost::system::error_code> WaitSocket(bool write, Clock::time_point deadline);
   // Closes and turns the failure of an SSL call (`ret`, its SSL_get_error
   // `ssl_error`) into a Status like WithDeadline's.
   Status TlsFailed(int ret, int ssl_error, std::string_view what);

@@ -218,7 +218,7 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
     const int ssl_error = SSL_get_error(ssl, ret);
     boost::system::error_code ec;
     if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
-      ec = co_await TlsWait(ssl_error, deadline);
+      ec = co_await WaitSocket(ssl_error == SSL_ERROR_WANT_WRITE, deadline);
       if (!ec) continue;
       if (ec == asio::error::timed_out) {
         Close();
@@ -238,18 +238,6 @@ awaitable<Status> Connection::StartTls(bool server, const std::string& host) {
   MR_CO_RETURN_IF_ERROR(co_await TlsFlush(deadline));
   last_used_ = std::chrono::steady_clock::now();
   co_return Status::OK();
-}
-
-awaitable<boost::system::error_code> Connection::TlsWait(int ssl_error,
-                                                         Clock::time_point deadline) {
-  if (!socket_.is_open()) co_return asio::error::not_connected;
-  asio::steady_timer timer(socket_.get_executor(), deadline);
-  const auto type =
-      ssl_error == SSL_ERROR_WANT_WRITE ? tcp::socket::wait_write : tcp::socket::wait_read;
-  auto result = co_await (socket_.async_wait(type, kTuple) || timer.async_wait(kTuple));
-  if (result.index() == 1) co_return asio::error::timed_out;
-  auto [ec] = std::get<0>(result);
-  co_return ec;
 }
 
 Status Connection::TlsFailed(int ret, int ssl_error, std::string_view what) {
@@ -286,7 +274,8 @@ awaitable<Status> Connection::TlsTransfer(size_t size,
     if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) {
       co_return TlsFailed(ret, ssl_error, what);
     }
-    const boost::system::error_code ec = co_await TlsWait(ssl_error, deadline);
+    const boost::system::error_code ec =
+        co_await WaitSocket(ssl_error == SSL_ERROR_WANT_WRITE, deadline);
     if (ec == asio::error::timed_out) {
       Close();
       co_return Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out");
@@ -336,7 +325,7 @@ awaitable<Status> Connection::TlsFlush(Clock::time_point deadline) {
       Close();
       co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + why);
     }
-    const boost::system::error_code ec = co_await TlsWait(SSL_ERROR_WANT_WRITE, deadline);
+    const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, deadline);
     if (ec == asio::error::timed_out) {
       Close();
       co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");

@@ -6,58 +6,35 @@
 // only: reads and writes of block files run outside it. Commit(), Remove()
 // and Quarantine() of the same id are serialised by claiming the id in `busy`.
 // Index entries are immutable: a change (quarantine, repair) swaps in a new
-// one, so a reader holding the old entry is never disturbed.
+// one, so a reader holding the old entry is never disturbed. Reads and
+// checksums are in block_reader.cc; the state both files share is in
+// block_store_impl.h.
 #include "dfs/block_store.h"
 
 #include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <condition_variable>
-#include <cstdio>
 #include <filesystem>
-#include <map>
-#include <mutex>
-#include <random>
-#include <set>
-#include <system_error>
 
+#include "dfs/block_store_impl.h"
 #include "proto/dfs.pb.h"
 
 namespace mr::dfs {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int64_t kChunk = kChecksumChunkBytes;
-
-struct BlockInfo {
-  int64_t length = 0;
-  std::vector<uint64_t> checksums;  // one per chunk
-  bool quarantined = false;
-  std::string quarantine_reason;
-};
-
-int64_t NumChunks(int64_t length) { return (length + kChunk - 1) / kChunk; }
-
-// "<op> <path>: <reason>" as an IOError; the reason defaults to errno.
-Status IoError(const char* op, const std::string& path,
-               std::error_code ec = std::error_code(errno, std::generic_category())) {
-  return Status::IOError(std::string(op) + " " + path + ": " + ec.message());
-}
-
-std::string Hex16(uint64_t id) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(id));
-  return buf;
-}
-
-std::string BlockName(uint64_t id) { return "block " + Hex16(id); }
+using store_internal::BlockInfo;
+using store_internal::BlockName;
+using store_internal::Hex16;
+using store_internal::IoError;
+using store_internal::kChunk;
+using store_internal::NumChunks;
+using store_internal::ScopedFd;
 
 // RocksDB key: "b" + id as 8 big-endian bytes.
 std::string MetaKey(uint64_t id) {
@@ -72,39 +49,12 @@ uint64_t IdFromKey(const rocksdb::Slice& key) {
   return id;
 }
 
-// Closes a file descriptor on scope exit.
-class ScopedFd {
- public:
-  explicit ScopedFd(int fd) : fd_(fd) {}
-  ~ScopedFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ScopedFd(const ScopedFd&) = delete;
-  ScopedFd& operator=(const ScopedFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 Status WriteAll(int fd, const char* p, size_t n, off_t off, const std::string& path) {
   while (n > 0) {
     ssize_t w = ::pwrite(fd, p, n, off);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) return IoError("pwrite", path);
     p += w, n -= w, off += w;
-  }
-  return Status::OK();
-}
-
-// Reads `n` bytes at `off`; `*got` < n only at end of file.
-Status ReadAll(int fd, char* p, size_t n, off_t off, const std::string& path, size_t* got) {
-  for (*got = 0; *got < n;) {
-    ssize_t r = ::pread(fd, p + *got, n - *got, off + *got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return IoError("pread", path);
-    if (r == 0) break;
-    *got += r;
   }
   return Status::OK();
 }
@@ -130,80 +80,6 @@ Status RemoveEntries(const std::string& dir, Keep keep) {
 }
 
 }  // namespace
-
-uint64_t ChunkChecksum(std::span<const char> data) { return XXH3_64bits(data.data(), data.size()); }
-
-std::vector<uint64_t> ChunkChecksums(std::span<const char> data) {
-  std::vector<uint64_t> sums;
-  sums.reserve(NumChunks(data.size()));
-  for (size_t off = 0; off < data.size(); off += kChunk) {
-    sums.push_back(ChunkChecksum(data.subspan(off, std::min<size_t>(kChunk, data.size() - off))));
-  }
-  return sums;
-}
-
-std::vector<uint64_t> RangeChecksums(int64_t offset, std::span<const char> data) {
-  std::vector<uint64_t> sums;
-  size_t off = 0;
-  while (off < data.size()) {
-    const int64_t at = offset + static_cast<int64_t>(off);
-    const size_t piece =
-        std::min<size_t>(static_cast<size_t>(kChunk - at % kChunk), data.size() - off);
-    sums.push_back(ChunkChecksum(data.subspan(off, piece)));
-    off += piece;
-  }
-  return sums;
-}
-
-struct BlockStore::Impl {
-  std::string dir;
-  Options options;
-  std::unique_ptr<rocksdb::DB> db;
-  std::atomic<uint64_t> tmp_seq{std::random_device{}()};
-
-  std::mutex mu;
-  std::condition_variable busy_cv;
-  std::map<uint64_t, std::shared_ptr<const BlockInfo>> index;  // guarded by mu
-  std::set<uint64_t> busy;                                     // guarded by mu
-  int64_t used_bytes = 0;                                      // guarded by mu
-  std::vector<DroppedBlock> dropped;                           // written by Open() only
-
-  std::string BlockPath(uint64_t id) const {
-    char sub[3];
-    std::snprintf(sub, sizeof(sub), "%02x", static_cast<unsigned>(id % 256));
-    return dir + "/blocks/" + sub + "/blk_" + Hex16(id);
-  }
-
-  std::shared_ptr<const BlockInfo> Find(uint64_t id) {
-    std::lock_guard lock(mu);
-    auto it = index.find(id);
-    return it == index.end() ? nullptr : it->second;
-  }
-
-  // Waits until no Commit()/Remove() of `id` is in flight, then claims it.
-  void Claim(uint64_t id) {
-    std::unique_lock lock(mu);
-    busy_cv.wait(lock, [&] { return !busy.contains(id); });
-    busy.insert(id);
-  }
-  void Release(uint64_t id) {
-    {
-      std::lock_guard lock(mu);
-      busy.erase(id);
-    }
-    busy_cv.notify_all();
-  }
-
-  Status OpenAndReconcile();
-  Status LoadIndex();
-  Status SweepBlockFiles();
-  Status Publish(uint64_t id, const std::string& tmp_path, std::shared_ptr<const BlockInfo> info);
-  Status PutMeta(uint64_t id, const BlockInfo& info);
-  Status ReadRange(uint64_t id, int64_t offset, int64_t length, std::string* out,
-                   std::vector<uint64_t>* checksums);
-  Status ReadVerified(uint64_t id, const BlockInfo& info, int64_t begin, int64_t end,
-                      std::string* out);
-};
 
 // Called once by Open(): creates the layout, empties tmp/, opens RocksDB and
 // drops whatever does not have both a file and metadata.
@@ -332,76 +208,6 @@ Status BlockStore::Impl::PutMeta(uint64_t id, const BlockInfo& info) {
   return Status::IOError("rocksdb put " + BlockName(id) + ": " + s.ToString());
 }
 
-// Read() and ReadChunks(): reads the whole chunks covering the range with one
-// pread, verifies them, then trims `out` to the range.
-Status BlockStore::Impl::ReadRange(uint64_t id, int64_t offset, int64_t length, std::string* out,
-                                   std::vector<uint64_t>* checksums) {
-  if (offset < 0 || length < 0) return Status::InvalidArgument("negative offset or length");
-  std::shared_ptr<const BlockInfo> info = Find(id);
-  if (!info) return Status::NotFound(BlockName(id));
-  if (offset > info->length) {
-    return Status::InvalidArgument(BlockName(id) + ": offset " + std::to_string(offset) +
-                                   " past length " + std::to_string(info->length));
-  }
-  const int64_t n = std::min(length, info->length - offset);
-  const int64_t begin = offset / kChunk * kChunk;
-  const int64_t end = std::min(info->length, (offset + n + kChunk - 1) / kChunk * kChunk);
-  if (checksums) checksums->clear();
-  if (n == 0) {
-    out->clear();
-    return Status::OK();
-  }
-  MR_RETURN_IF_ERROR(ReadVerified(id, *info, begin, end, out));
-  if (offset > begin) out->erase(0, offset - begin);  // the only copy, for unaligned reads
-  out->resize(n);
-  if (checksums) {
-    // One per piece of [offset, offset + n) cut at chunk boundaries: the
-    // stored one for a whole chunk, the piece's own (of bytes just verified
-    // as part of their chunk) for a piece of one.
-    for (int64_t at = offset; at < offset + n;) {
-      const int64_t chunk = at / kChunk;
-      const int64_t chunk_end = std::min(info->length, (chunk + 1) * kChunk);
-      const int64_t piece_end = std::min(chunk_end, offset + n);
-      if (at == chunk * kChunk && piece_end == chunk_end) {
-        checksums->push_back(info->checksums[chunk]);
-      } else {
-        checksums->push_back(
-            ChunkChecksum({out->data() + (at - offset), static_cast<size_t>(piece_end - at)}));
-      }
-      at = piece_end;
-    }
-  }
-  return Status::OK();
-}
-
-// Reads [begin, end) (chunk-aligned, or ending at the block's end) into `out`
-// and checks each chunk against the stored checksums.
-Status BlockStore::Impl::ReadVerified(uint64_t id, const BlockInfo& info, int64_t begin,
-                                      int64_t end, std::string* out) {
-  const std::string path = BlockPath(id);
-  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    int err = errno;
-    if (err != ENOENT) return IoError("open", path, std::error_code(err, std::generic_category()));
-    // Removed since Find(), or deleted behind our back.
-    if (!Find(id)) return Status::NotFound(BlockName(id));
-    return Status::Corruption(BlockName(id) + ": block file missing");
-  }
-  out->resize(end - begin);
-  size_t got = 0;
-  MR_RETURN_IF_ERROR(ReadAll(fd.get(), out->data(), out->size(), begin, path, &got));
-  if (got != out->size()) return Status::Corruption(BlockName(id) + ": block file truncated");
-  for (int64_t off = 0; off < end - begin; off += kChunk) {
-    const int64_t chunk = (begin + off) / kChunk;
-    const size_t size = std::min(kChunk, end - begin - off);
-    if (ChunkChecksum({out->data() + off, size}) != info.checksums[chunk]) {
-      return Status::Corruption(BlockName(id) + ": checksum mismatch in chunk " +
-                                std::to_string(chunk));
-    }
-  }
-  return Status::OK();
-}
-
 // ---- BlockWriter ----
 
 struct BlockWriter::Impl {
@@ -501,15 +307,6 @@ Result<std::unique_ptr<BlockWriter>> BlockStore::NewWriter(uint64_t id) {
   w->fd = ::open(w->tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (w->fd < 0) return IoError("open", w->tmp_path);
   return std::unique_ptr<BlockWriter>(new BlockWriter(std::move(w)));
-}
-
-Status BlockStore::Read(uint64_t id, int64_t offset, int64_t length, std::string* out) {
-  return impl_->ReadRange(id, offset, length, out, nullptr);
-}
-
-Status BlockStore::ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
-                              std::vector<uint64_t>* checksums) {
-  return impl_->ReadRange(id, offset, length, out, checksums);
 }
 
 Result<int64_t> BlockStore::Length(uint64_t id) {

@@ -11,7 +11,7 @@
 // without a file or with a file of the wrong length, and everything in
 // tmp/, and lists what it dropped in dropped_at_open().
 //
-// Every Read() verifies the checksums of the chunks it touches; a mismatch
+// Every read verifies the checksums of the chunks it touches; a mismatch
 // returns Corruption. The caller (the worker) then quarantines the replica:
 // Quarantine() marks it in its metadata and keeps the file. A quarantined
 // replica is still read like any other (each chunk verified, so its good
@@ -61,6 +61,30 @@ struct DroppedBlock {
 };
 
 class BlockStore;
+
+// Reads one block for a stream of reads (the block server's dn.ReadBlock):
+// its file is opened once, and the reads verify against the block's
+// metadata as it was at OpenReader(). The file stays readable for the
+// reader's life even if the replica is removed or replaced meanwhile (a
+// repair renames a new file over it), so a stream never changes file
+// mid-way. Used by one thread at a time.
+class BlockReader {
+ public:
+  ~BlockReader();
+  int64_t length() const;
+  // As BlockStore::ReadChunks, for this block.
+  Status ReadChunks(int64_t offset, int64_t length, std::string* out,
+                    std::vector<uint64_t>* checksums);
+  // The open block file, for sending bytes ReadChunks() has verified
+  // without copying them again (sendfile). Valid while the reader lives.
+  int fd() const;
+
+ private:
+  friend class BlockStore;
+  struct Impl;
+  explicit BlockReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 // Writes one block. Append() chunks in order, then Commit(); destroying an
 // uncommitted writer removes its temporary file (the block never appears).
@@ -114,10 +138,14 @@ class BlockStore {
   // range cut at chunk boundaries (RangeChecksums' cut), the stored checksum
   // for a piece that is a whole chunk, else the checksum of the piece's
   // bytes, computed after its whole chunk was read and verified. Any offset;
-  // a range inside one chunk still verifies that whole chunk. Called by the
-  // worker's block server for each frame.
+  // a range inside one chunk still verifies that whole chunk. The worker's
+  // block server calls it for each frame, through a BlockReader.
   Status ReadChunks(uint64_t id, int64_t offset, int64_t length, std::string* out,
                     std::vector<uint64_t>* checksums);
+
+  // Opens block `id` for a stream of reads. NotFound if it is not stored;
+  // Corruption if its file is missing.
+  Result<std::unique_ptr<BlockReader>> OpenReader(uint64_t id);
 
   // Length of block `id`, or NotFound.
   Result<int64_t> Length(uint64_t id);

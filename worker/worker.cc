@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 
 #include <spdlog/spdlog.h>
 
@@ -64,6 +65,10 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config,
 }
 
 Status Worker::Start() {
+  // The block server sends with sendfile(2), which has no MSG_NOSIGNAL: a
+  // reader that hung up must give EPIPE, not end the process. (Task
+  // children are spawned with every signal back at its default.)
+  ::signal(SIGPIPE, SIG_IGN);
   server_ = std::make_unique<RpcServer>(io_.get_executor(), rpc_options_, "worker " + self_.id);
   server_->Handle("dn.ReadBlock", [this](ServerCall& c) { return ServeReadBlock(c); });
   server_->Handle("dn.WriteBlock", [this](ServerCall& c) { return ServeWriteBlock(c); });

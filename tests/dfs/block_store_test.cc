@@ -400,6 +400,54 @@ TEST_F(BlockStoreTest, RepairWriterReplacesOnlyAQuarantinedReplica) {
   EXPECT_EQ(Read(5, 0, data.size()), data);
 }
 
+// A stream of reads (the block server's dn.ReadBlock) reads one file from
+// start to end: a repair renaming a new file over the replica, or the
+// replica's removal, does not switch or cut it mid-stream; a new reader sees
+// the new state. The descriptor it gives (for sendfile) holds the bytes it
+// verified.
+TEST_F(BlockStoreTest, ReaderKeepsItsFileThroughRepairAndRemoval) {
+  const std::string data = MakeData(3 * kChunk + 7, 12);
+  ASSERT_TRUE(Put(6, data).ok());
+  EXPECT_TRUE(store_->OpenReader(99).status().IsNotFound());
+  auto opened = store_->OpenReader(6);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<BlockReader> reader = std::move(opened).value();
+  EXPECT_EQ(reader->length(), static_cast<int64_t>(data.size()));
+
+  // Bad chunk 1 on disk: the reader reports it, the replica is quarantined
+  // and repaired with other bytes of the same length (a repair renames).
+  {
+    std::fstream f(store_->BlockPath(6), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(kChunk + 3);
+    f.put(static_cast<char>(data[kChunk + 3] ^ 1));
+  }
+  std::string out;
+  std::vector<uint64_t> sums;
+  EXPECT_TRUE(reader->ReadChunks(kChunk, kChunk, &out, &sums).IsCorruption());
+  ASSERT_TRUE(store_->Quarantine(6, "chunk 1").ok());
+  ASSERT_TRUE(Put(6, data).ok());
+  // The old reader still reads the old file: chunk 0 good, chunk 1 bad.
+  ASSERT_TRUE(reader->ReadChunks(0, kChunk, &out, &sums).ok());
+  EXPECT_EQ(out, data.substr(0, kChunk));
+  EXPECT_TRUE(reader->ReadChunks(kChunk, kChunk, &out, &sums).IsCorruption());
+  // A new reader reads the repaired file; its descriptor has the same bytes.
+  auto repaired = store_->OpenReader(6);
+  ASSERT_TRUE(repaired.ok());
+  ASSERT_TRUE((*repaired)->ReadChunks(0, 1 << 30, &out, &sums).ok());
+  EXPECT_EQ(out, data);
+  std::string via_fd(data.size(), '\0');
+  EXPECT_EQ(::pread((*repaired)->fd(), via_fd.data(), via_fd.size(), 0),
+            static_cast<ssize_t>(data.size()));
+  EXPECT_EQ(via_fd, data);
+
+  // Removed while open: the open reader reads to the end; new ones are NotFound.
+  ASSERT_TRUE(store_->Remove(6).ok());
+  EXPECT_TRUE(store_->OpenReader(6).status().IsNotFound());
+  ASSERT_TRUE((*repaired)->ReadChunks(2 * kChunk, kChunk + 7, &out, &sums).ok());
+  EXPECT_EQ(out, data.substr(2 * kChunk));
+  EXPECT_EQ(sums.size(), 2u);
+}
+
 // A full disk refuses new blocks until space is freed.
 TEST_F(BlockStoreTest, CapacityLimit) {
   Reopen({.fsync = true, .capacity_bytes = 2 * kChunk});

@@ -1,12 +1,17 @@
 // DfsClient against a real local cluster: writes from memory and ranged
 // block reads at awkward offsets, compared with the bytes written, with the
-// bytes each read moved on the socket; a sub-chunk read of a corrupt chunk.
+// bytes each read moved on the socket; a sub-chunk read of a corrupt chunk;
+// readers that hang up mid-block.
 #include "dfs/client.h"
 
+#include <signal.h>
+
+#include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "common/config.h"
+#include "proto/dfs.pb.h"
 #include "tests/integration/cluster_fixture.h"
 
 namespace mr::testing {
@@ -167,6 +172,64 @@ TEST_F(DfsClientTest, SubChunkReadOfACorruptChunkFailsOverAndMarksTheReplica) {
       [&] { return Shell(grep).out.find(std::to_string(block_id)) != std::string::npos; },
       std::chrono::seconds(20)))
       << Shell(grep).out;
+}
+
+// Workers send block bytes with sendfile(2), which cannot be told not to
+// raise SIGPIPE: readers that hang up mid-block (a `dfs cat | head`, a
+// killed task) must cost the worker one stream, not its life. Each reader
+// takes the first frame and closes, some with the rest unread (the kernel
+// resets the connection), some after reading a few more.
+TEST_F(DfsClientTest, ReadersThatHangUpMidBlockLeaveTheWorkersServing) {
+  const std::string bytes = RandomBytes(1048576, 10);
+  Status s = WithClient([&](dfs::DfsClient& c) { return WriteFromMemory(c, "/h.bin", bytes); });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto stat = cluster_->MrctlJson("dfs stat --json /h.bin");
+  ASSERT_EQ(stat["blocks"].size(), 1u);
+  const uint64_t block_id = stat["blocks"][0]["id"].get<uint64_t>();
+  std::vector<HostPort> holders;
+  for (const auto& r : stat["blocks"][0]["replicas"]) {
+    for (const auto& w : config_.workers) {
+      if (w.id == r.get<std::string>()) holders.push_back(w.address);
+    }
+  }
+  ASSERT_EQ(holders.size(), 2u) << stat.dump();
+  for (int i = 0; i < 20; ++i) {
+    s = RunSync([&]() -> awaitable<Status> {
+      MR_CO_ASSIGN_OR_RETURN(auto conn, co_await Connect(holders[i % 2],
+                                                         RpcOptions::FromConfig(config_, "test")));
+      pb::ReadBlockRequest req;
+      req.set_block_id(block_id);
+      req.set_length(-1);
+      pb::ReadBlockReply header;
+      MR_CO_RETURN_IF_ERROR(co_await conn->SendRequest("dn.ReadBlock", req));
+      MR_CO_RETURN_IF_ERROR(co_await conn->ReceiveReply(&header));
+      pb::DataChunk chunk;
+      std::string data;
+      for (int frames = 0; frames <= i % 4; ++frames) {
+        MR_CO_RETURN_IF_ERROR(co_await conn->ReceiveReply(&chunk, &data));
+      }
+      conn->Close();
+      co_return Status::OK();
+    });
+    ASSERT_TRUE(s.ok()) << "reader " << i << ": " << s.ToString();
+  }
+  // Every worker process is still there, and the file reads back whole.
+  for (const auto& pid_file : std::filesystem::directory_iterator(cluster_->dir() + "/pids")) {
+    std::ifstream in(pid_file.path());
+    pid_t pid = 0;
+    in >> pid;
+    EXPECT_EQ(::kill(pid, 0), 0) << pid_file.path().filename() << " is gone";
+  }
+  std::string got;
+  s = WithClient([&](dfs::DfsClient& c) -> awaitable<Status> {
+    const std::string path = "/h.bin";
+    co_return co_await c.Read(path, [&](std::span<const char> d) {
+      got.append(d.data(), d.size());
+      return Status::OK();
+    });
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(got == bytes);
 }
 
 // An empty file is a file with no blocks, and reads back as nothing.
