@@ -316,19 +316,21 @@ void Worker::LogDroppedAtOpen() const {
 // Re-replication: stream a local replica down a pipeline of new holders.
 awaitable<void> Worker::CopyBlock(pb::TransferCommand command) {
   const uint64_t id = command.block_id();
-  auto length = store_->Length(id);
-  if (!length.ok()) {
-    spdlog::warn("cannot copy block {}: {}", id, length.status().ToString());
+  auto reader = store_->OpenReader(id);  // one open file for the whole copy
+  if (!reader.ok()) {
+    if (reader.status().IsCorruption()) QuarantineReplica(id, reader.status());  // file missing
+    spdlog::warn("cannot copy block {}: {}", id, reader.status().ToString());
     co_return;
   }
   std::vector<pb::ReplicaLocation> targets(command.targets().begin(), command.targets().end());
   Status local;  // a failure reading our own copy, as opposed to a target's failure
   dfs::ByteSource source = [&](int64_t offset, int64_t n, std::string* out) {
-    local = store_->Read(id, offset, n, out);
+    local = (*reader)->ReadChunks(offset, n, out, nullptr);
     return local;
   };
   auto done = co_await dfs::WriteBlockPipeline(
-      rpc_options_, id, targets, *length, config_.dfs.transfer_chunk_bytes, source, nullptr,
+      rpc_options_, id, targets, (*reader)->length(), config_.dfs.transfer_chunk_bytes, source,
+      nullptr,
       targets.empty() ? 0
                       : dfs::LinkLevel(config_.cluster.inter_dc_zstd_level, self_.datacenter,
                                        targets.front().datacenter()));
@@ -412,12 +414,12 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
 }
 
 awaitable<Status> Worker::VerifyLocal(uint64_t id) {
-  auto length = store_->Length(id);
-  if (!length.ok()) co_return length.status();
+  auto reader = store_->OpenReader(id);
+  if (!reader.ok()) co_return reader.status();
   std::string data;
   const int64_t step = config_.dfs.transfer_chunk_bytes;
-  for (int64_t offset = 0; offset < *length; offset += step) {
-    MR_CO_RETURN_IF_ERROR(store_->Read(id, offset, step, &data));
+  for (int64_t offset = 0; offset < (*reader)->length(); offset += step) {
+    MR_CO_RETURN_IF_ERROR((*reader)->ReadChunks(offset, step, &data, nullptr));
     co_await asio::post(io_, asio::use_awaitable);  // let other connections in
   }
   co_return Status::OK();
