@@ -246,8 +246,9 @@ awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd
   MR_CO_RETURN_IF_ERROR(EncodeHeader(header, length));
   // The header with MSG_MORE, so it leaves in one segment with the data
   // (the socket has TCP_NODELAY); what does not fit goes the usual way.
+  // (No data: no MSG_MORE, which would hold the header back up to 200 ms.)
   const ssize_t sent = ::send(socket_.native_handle(), scratch_.data(), scratch_.size(),
-                              MSG_MORE | MSG_NOSIGNAL | MSG_DONTWAIT);
+                              (length > 0 ? MSG_MORE : 0) | MSG_NOSIGNAL | MSG_DONTWAIT);
   const size_t head = sent > 0 ? static_cast<size_t>(sent) : 0;
   bytes_sent_ += static_cast<int64_t>(head);
   if (head < scratch_.size()) {

@@ -466,13 +466,13 @@ TEST_F(RpcTest, SendFileRangeSendsThoseFileBytesAsTheFramesData) {
   // waits for room (EAGAIN) before the client reads.
   std::string content;
   TempFile file(8 << 20, &content);
-  const int64_t offsets[] = {0, 12345, 5 << 20};
-  const size_t lengths[] = {3 << 20, 1, (3 << 20) - 12345};
+  const int64_t offsets[] = {0, 12345, 5 << 20, 100};
+  const size_t lengths[] = {3 << 20, 1, (3 << 20) - 12345, 0};  // the last: no data
   int64_t data_bytes_counted = 0;
   MakeServer().Handle("test.File", [&](ServerCall& call) -> awaitable<Status> {
     call.replied = true;
     const int fd = ::open(file.path().c_str(), O_RDONLY | O_CLOEXEC);
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
       pb::ListReply body;
       body.add_entries()->set_name("piece " + std::to_string(i));
       pb::Frame frame;
@@ -494,7 +494,7 @@ TEST_F(RpcTest, SendFileRangeSendsThoseFileBytesAsTheFramesData) {
     MR_CO_ASSIGN_OR_RETURN(auto conn, co_await Connect(address, options));
     MR_CO_RETURN_IF_ERROR(co_await conn->SendRequest("test.File", pb::Empty()));
     std::this_thread::sleep_for(100ms);  // let the server fill the socket's buffer
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
       pb::ListReply body;
       std::string data;
       MR_CO_RETURN_IF_ERROR(co_await conn->ReceiveReply(&body, &data));
