@@ -242,7 +242,7 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
 }
 
 awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
-                                            size_t length) {
+                                            size_t length, std::span<const char> same_bytes) {
   MR_CO_RETURN_IF_ERROR(EncodeHeader(header, length));
   // The header with MSG_MORE, so it leaves in one segment with the data
   // (the socket has TCP_NODELAY); what does not fit goes the usual way.
@@ -273,6 +273,10 @@ awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd
         co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
       }
       co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
+    }
+    if (n < 0 && (errno == EINVAL || errno == ENOSYS) && same_bytes.size() == length) {
+      const size_t done = length - left;  // the rest from memory
+      co_return co_await WriteAll({}, asio::buffer(same_bytes.data() + done, left));
     }
     const std::string why = n == 0 ? "the file ended early" : std::strerror(errno);
     Close();

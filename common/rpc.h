@@ -90,12 +90,15 @@ class Connection {
   awaitable<Status> Send(const pb::Frame& header, std::span<const char> data = {});
   // Sends one frame whose data is `length` bytes of the file `file_fd` from
   // `offset`, with sendfile(2): the kernel moves the file's page-cache pages
-  // to the socket without a copy through this process. An Unavailable when
-  // the file ends before `length` (the frame is then cut short: the
-  // connection is closed). REQUIRES: !encrypted(), and SIGPIPE ignored
-  // (sendfile cannot be told MSG_NOSIGNAL; the worker ignores it).
+  // to the socket without a copy through this process. `same_bytes`, if not
+  // empty, holds those bytes in memory: they are sent instead where the file
+  // cannot be sent from (sendfile fails with EINVAL or ENOSYS: a file system
+  // without splice support). An Unavailable when the file ends before
+  // `length` (the frame is then cut short: the connection is closed).
+  // REQUIRES: !encrypted(); SIGPIPE ignored (sendfile cannot be told
+  // MSG_NOSIGNAL; the worker ignores it); `same_bytes` empty or `length` long.
   awaitable<Status> SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
-                                  size_t length);
+                                  size_t length, std::span<const char> same_bytes = {});
   // Receives one frame; `data` is resized to the frame's bulk bytes.
   awaitable<Status> Receive(pb::Frame* header, std::string* data);
 

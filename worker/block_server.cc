@@ -101,7 +101,7 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
       // verified (block files never change in place); should something
       // write to it meanwhile, the reader's end-to-end check catches it.
       MR_CO_RETURN_IF_ERROR(
-          co_await call.conn.SendFileRange(frame, reader->fd(), offset, data.size()));
+          co_await call.conn.SendFileRange(frame, reader->fd(), offset, data.size(), data));
     } else {
       MR_CO_RETURN_IF_ERROR(co_await call.conn.Send(frame, wire));
     }

@@ -511,6 +511,39 @@ TEST_F(RpcTest, SendFileRangeSendsThoseFileBytesAsTheFramesData) {
   EXPECT_EQ(data_bytes_counted, static_cast<int64_t>(lengths[0] + lengths[1] + lengths[2]));
 }
 
+TEST_F(RpcTest, SendFileRangeFallsBackToTheBytesInMemoryWhereSendfileCannotRead) {
+  // A file system without splice support makes sendfile fail with EINVAL (a
+  // directory's descriptor does the same): the frame goes out from the
+  // same bytes in memory, when the caller gave them, and fails otherwise.
+  const std::string same(200000, 'z');
+  std::promise<Status> without;
+  MakeServer().Handle("test.File", [&](ServerCall& call) -> awaitable<Status> {
+    call.replied = true;
+    const int dir = ::open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    pb::Frame frame;
+    Status s = co_await call.conn.SendFileRange(frame, dir, 0, same.size(), same);
+    if (s.ok()) without.set_value(co_await call.conn.SendFileRange(frame, dir, 0, same.size()));
+    ::close(dir);
+    co_return s;
+  });
+  Start();
+  std::string data;
+  Status s = RunSync([&]() -> awaitable<Status> {
+    HostPort address = Address();
+    RpcOptions options = Options(kSecret);
+    MR_CO_ASSIGN_OR_RETURN(auto conn, co_await Connect(address, options));
+    MR_CO_RETURN_IF_ERROR(co_await conn->SendRequest("test.File", pb::Empty()));
+    pb::Empty body;
+    co_return co_await conn->ReceiveReply(&body, &data);
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(data == same);
+  auto result = without.get_future();
+  ASSERT_EQ(result.wait_for(2s), std::future_status::ready);
+  const Status second = result.get();
+  EXPECT_TRUE(second.IsUnavailable()) << second.ToString();
+}
+
 TEST_F(RpcTest, SendFileRangePastTheFilesEndFailsAndClosesTheConnection) {
   // The frame's prefix announced bytes the file no longer has (truncated
   // behind the server's back): the sender cannot finish the frame, so it
