@@ -44,7 +44,10 @@ awaitable<Status> Worker::ServeReadBlock(ServerCall& call) {
   if (!call.Parse(&req)) co_return Status::ProtocolError("malformed ReadBlockRequest");
   const uint64_t id = req.block_id();
   auto opened = store_->OpenReader(id);
-  if (!opened.ok()) co_return opened.status();
+  if (!opened.ok()) {
+    if (opened.status().IsCorruption()) QuarantineReplica(id, opened.status());  // file missing
+    co_return opened.status();
+  }
   const std::unique_ptr<dfs::BlockReader> reader = std::move(opened).value();
   const int64_t length = reader->length();
   if (req.offset() < 0 || req.offset() > length) {

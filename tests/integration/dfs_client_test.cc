@@ -38,6 +38,14 @@ class DfsClientTest : public ::testing::Test {
     });
   }
 
+  // True once a worker has logged that it quarantined its replica of
+  // `block_id` (worker.cc, QuarantineReplica), within 20 s.
+  bool WorkerQuarantined(uint64_t block_id) const {
+    const std::string grep = "grep -h '^.* block " + std::to_string(block_id) +
+                             ": .*replica quarantined' " + Quote(cluster_->dir()) + "/logs/w*.log";
+    return WaitFor([&] { return !Shell(grep).out.empty(); }, std::chrono::seconds(20));
+  }
+
   std::unique_ptr<LocalCluster> cluster_;
   ClusterConfig config_;
 };
@@ -167,11 +175,36 @@ TEST_F(DfsClientTest, SubChunkReadOfACorruptChunkFailsOverAndMarksTheReplica) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   // The worker holding the bad copy quarantined it (the client also
   // reported it to the master: corrupt_replicas_seen above).
-  const std::string grep = "grep -h 'quarantine' " + Quote(cluster_->dir()) + "/logs/*.log";
-  EXPECT_TRUE(WaitFor(
-      [&] { return Shell(grep).out.find(std::to_string(block_id)) != std::string::npos; },
-      std::chrono::seconds(20)))
-      << Shell(grep).out;
+  EXPECT_TRUE(WorkerQuarantined(block_id)) << Shell("cat " + Quote(cluster_->dir()) + "/logs/w*.log").out;
+}
+
+// A replica whose block file is gone from the disk (deleted behind the
+// worker's back): the read fails over to the other replica and comes back
+// whole, and the worker quarantines its copy as it does a bad chunk (so the
+// master has it replaced), rather than only answering an error.
+TEST_F(DfsClientTest, ReadOfAReplicaWhoseFileIsGoneFailsOverAndQuarantinesIt) {
+  const std::string bytes = RandomBytes(300000, 11);
+  uint64_t block_id = 0;
+  std::string got;
+  Status s = WithClient([&](dfs::DfsClient& c) -> awaitable<Status> {
+    MR_CO_RETURN_IF_ERROR(co_await WriteFromMemory(c, "/gone.bin", bytes));
+    auto stat = co_await c.Stat("/gone.bin");
+    if (!stat.ok()) co_return stat.status();
+    EXPECT_EQ(stat->blocks_size(), 1);
+    const pb::LocatedBlock& block = stat->blocks(0);
+    EXPECT_EQ(block.replicas_size(), 2);
+    block_id = block.id();
+    // The replica ReadBlock tries first.
+    EXPECT_TRUE(std::filesystem::remove(cluster_->BlockFile(block.replicas(0).node_id(), block_id)));
+    const std::string path = "/gone.bin";
+    co_return co_await c.Read(path, [&](std::span<const char> d) {
+      got.append(d.data(), d.size());
+      return Status::OK();
+    });
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(got == bytes);
+  EXPECT_TRUE(WorkerQuarantined(block_id)) << Shell("cat " + Quote(cluster_->dir()) + "/logs/w*.log").out;
 }
 
 // Workers send block bytes with sendfile(2), which cannot be told not to
