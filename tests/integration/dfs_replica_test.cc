@@ -74,7 +74,12 @@ TEST_F(DfsReplicaTest, TwoReplicasCorruptInDifferentChunksReadExactlyAndBothRepa
   EXPECT_TRUE(repaired) << "A " << Sha256OfFile(a) << " B " << Sha256OfFile(b) << " want " << sha;
   EXPECT_TRUE(files_kept);
   EXPECT_EQ(CatSha(c, "/t.txt"), sha);
-  EXPECT_NE(Shell("grep -l 'quarantine' " + Quote(c.dir()) + "/logs/*.log").out, "");
+  // Each worker quarantined its replica (its own line; "0 quarantined" at
+  // registration does not count).
+  EXPECT_EQ(Shell("grep -l 'block " + std::to_string(block) + ": .*replica quarantined' " +
+                  Quote(c.dir()) + "/logs/w*.log | wc -l")
+                .out,
+            "2\n");
 }
 
 // The only replica is corrupt: the read fails with a clear Corruption error,
