@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -142,9 +143,12 @@ class LocalCluster {
 class ScratchTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // A parameterized test's name has a '/' ("Test/fifo"): one directory
+    // level, not two, so that removing it leaves nothing behind.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
     work_ = std::filesystem::temp_directory_path() /
-            ("mr-it-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            ("mr-it-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(work_);
     std::filesystem::create_directories(work_);
   }
