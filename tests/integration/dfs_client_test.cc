@@ -45,6 +45,9 @@ class DfsClientTest : public ::testing::Test {
                              ": .*replica quarantined' " + Quote(cluster_->dir()) + "/logs/w*.log";
     return WaitFor([&] { return !Shell(grep).out.empty(); }, std::chrono::seconds(20));
   }
+  std::string WorkerLogs() const {
+    return Shell("cat " + Quote(cluster_->dir()) + "/logs/w*.log").out;
+  }
 
   std::unique_ptr<LocalCluster> cluster_;
   ClusterConfig config_;
@@ -69,6 +72,20 @@ awaitable<Status> WriteFromMemory(dfs::DfsClient& c, const char* path, const std
   const std::string first = bytes.substr(0, 100);
   const dfs::PutOptions options;
   co_return co_await c.Write(name, static_cast<int64_t>(bytes.size()), first, source, options);
+}
+
+// Writes `bytes` (one block) to `path` and returns that block, which must
+// have two replicas; the first is the one ReadBlock tries first.
+awaitable<Result<pb::LocatedBlock>> WriteOneBlock(dfs::DfsClient& c, const char* path,
+                                                  const std::string& bytes) {
+  MR_CO_RETURN_IF_ERROR(co_await WriteFromMemory(c, path, bytes));
+  const std::string name = path;
+  auto stat = co_await c.Stat(name);
+  if (!stat.ok()) co_return stat.status();
+  if (stat->blocks_size() != 1 || stat->blocks(0).replicas_size() != 2) {
+    co_return Status::Internal("want one block with two replicas: " + stat->ShortDebugString());
+  }
+  co_return stat->blocks(0);
 }
 
 // The framing a read of n bytes may add on the socket: the reply frame,
@@ -134,12 +151,8 @@ TEST_F(DfsClientTest, SubChunkReadOfACorruptChunkFailsOverAndMarksTheReplica) {
   uint64_t block_id = 0;
   std::string bad_node;
   Status s = WithClient([&](dfs::DfsClient& c) -> awaitable<Status> {
-    MR_CO_RETURN_IF_ERROR(co_await WriteFromMemory(c, "/c.bin", bytes));
-    auto stat = co_await c.Stat("/c.bin");
-    if (!stat.ok()) co_return stat.status();
-    EXPECT_EQ(stat->blocks_size(), 1);
-    const pb::LocatedBlock& block = stat->blocks(0);
-    EXPECT_EQ(block.replicas_size(), 2);
+    MR_CO_ASSIGN_OR_RETURN(const pb::LocatedBlock block,
+                           co_await WriteOneBlock(c, "/c.bin", bytes));
     block_id = block.id();
     bad_node = block.replicas(0).node_id();  // the replica ReadBlock tries first
     {
@@ -175,7 +188,7 @@ TEST_F(DfsClientTest, SubChunkReadOfACorruptChunkFailsOverAndMarksTheReplica) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   // The worker holding the bad copy quarantined it (the client also
   // reported it to the master: corrupt_replicas_seen above).
-  EXPECT_TRUE(WorkerQuarantined(block_id)) << Shell("cat " + Quote(cluster_->dir()) + "/logs/w*.log").out;
+  EXPECT_TRUE(WorkerQuarantined(block_id)) << WorkerLogs();
 }
 
 // A replica whose block file is gone from the disk (deleted behind the
@@ -187,15 +200,11 @@ TEST_F(DfsClientTest, ReadOfAReplicaWhoseFileIsGoneFailsOverAndQuarantinesIt) {
   uint64_t block_id = 0;
   std::string got;
   Status s = WithClient([&](dfs::DfsClient& c) -> awaitable<Status> {
-    MR_CO_RETURN_IF_ERROR(co_await WriteFromMemory(c, "/gone.bin", bytes));
-    auto stat = co_await c.Stat("/gone.bin");
-    if (!stat.ok()) co_return stat.status();
-    EXPECT_EQ(stat->blocks_size(), 1);
-    const pb::LocatedBlock& block = stat->blocks(0);
-    EXPECT_EQ(block.replicas_size(), 2);
+    MR_CO_ASSIGN_OR_RETURN(const pb::LocatedBlock block,
+                           co_await WriteOneBlock(c, "/gone.bin", bytes));
     block_id = block.id();
-    // The replica ReadBlock tries first.
-    EXPECT_TRUE(std::filesystem::remove(cluster_->BlockFile(block.replicas(0).node_id(), block_id)));
+    const std::string file = cluster_->BlockFile(block.replicas(0).node_id(), block_id);
+    EXPECT_TRUE(std::filesystem::remove(file));
     const std::string path = "/gone.bin";
     co_return co_await c.Read(path, [&](std::span<const char> d) {
       got.append(d.data(), d.size());
@@ -204,7 +213,7 @@ TEST_F(DfsClientTest, ReadOfAReplicaWhoseFileIsGoneFailsOverAndQuarantinesIt) {
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(got == bytes);
-  EXPECT_TRUE(WorkerQuarantined(block_id)) << Shell("cat " + Quote(cluster_->dir()) + "/logs/w*.log").out;
+  EXPECT_TRUE(WorkerQuarantined(block_id)) << WorkerLogs();
 }
 
 // Workers send block bytes with sendfile(2), which cannot be told not to
