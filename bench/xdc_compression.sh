@@ -9,9 +9,11 @@
 #
 #   sudo MR_BUILD_DIR=build bench/xdc_compression.sh [--rates 100mbit,20mbit]
 #        [--runs 3] [--text-size 64M] [--dna-size 24M] [--block-size 8388608]
-#        [--reducers 2] [--output-replication 1] [--levels 0,3,3:24] [--out DIR=xdc-out]
+#        [--reducers 2] [--output-replication N] [--levels 0,3,3:24] [--out DIR=xdc-out]
 #
 # A --levels entry is L or L:W (inter_dc_zstd_level L, inter_dc_zstd_window_log W).
+# --output-replication N runs every job with `mrctl job run --output-replication N`;
+# without it, jobs use the cluster's default (dfs.replication, 2 on the testbed).
 # Per run: the job's record (inter_dc_bytes: the per-job socket counters),
 # the kernel's bytes between datacenters over the job (worker<->worker, plus
 # client<->worker when the record counts the client), its turnaround
@@ -27,7 +29,7 @@ die() { echo "xdc_compression: $*" >&2; exit 2; }
 say() { echo "xdc_compression: $*" >&2; }
 
 rates="100mbit,20mbit" runs=3 text_size=64M dna_size=24M block_size=$((8 << 20)) reducers=2
-out_rep=1 levels="0,3,3:24" out="xdc-out" build="${MR_BUILD_DIR:-$ROOT/build}"
+out_rep="" levels="0,3,3:24" out="xdc-out" build="${MR_BUILD_DIR:-$ROOT/build}"
 while (($#)); do
   case "$1" in
     --rates) rates="$2"; shift 2 ;;
@@ -58,10 +60,8 @@ trap teardown EXIT
 tbc up --datacenters 2 --workers 2 --rate 1gbit --block-size "$block_size" >"$out/testbed-up.txt"
 mrctl() { tbc exec client -- "$build/tools/mrctl" "$@"; }
 conf="$tb/cluster.toml"
-if ((out_rep != 1)); then  # the master reads [jobs]
-  printf '\n[jobs]\noutput_replication = %s\n' "$out_rep" >>"$conf"
-  tbc restart-master >"$out/restart-master.txt"
-fi
+rep_flag=()
+[[ -n "$out_rep" ]] && rep_flag=(--output-replication "$out_rep")
 
 set_level() {  # set_level L[:W]: the keys in [cluster] (replaced or added), then restart the workers
   local l="${1%%:*}" w=0
@@ -114,7 +114,7 @@ for rate in "${RATES[@]}"; do
         tbc rate "$rate" >/dev/null
         tbc counters --reset >/dev/null
         c0="$(cpu_ticks)"
-        rec="$(mrctl job run "$job" -i "$input" -o "$dst" -r "$reducers" --wait --json)" ||
+        rec="$(mrctl job run "$job" -i "$input" -o "$dst" -r "$reducers" "${rep_flag[@]}" --wait --json)" ||
           die "$job ($rate, level $level) failed: $(jq -r .error <<<"$rec" 2>/dev/null)"
         c1="$(cpu_ticks)"
         tbc counters >"$out/counters-$n.json"

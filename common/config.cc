@@ -287,7 +287,7 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
   MR_RETURN_IF_ERROR(t.Int("max_attempts", 1, 100, &o->max_attempts));
   MR_RETURN_IF_ERROR(t.Int("parallel_fetches", 1, 100, &o->parallel_fetches));
   MR_RETURN_IF_ERROR(t.Int("map_outputs_poll_ms", 1, 60000, &o->map_outputs_poll_ms));
-  MR_RETURN_IF_ERROR(t.Int("output_replication", 1, kIntMax, &o->output_replication));
+  MR_RETURN_IF_ERROR(t.Int("output_replication", 0, kIntMax, &o->output_replication));
   MR_RETURN_IF_ERROR(t.Int("fetch_failures_to_rerun", 1, 100, &o->fetch_failures_to_rerun));
   MR_RETURN_IF_ERROR(t.Int("block_wait_ms", 0, kInt64Max, &o->block_wait_ms));
   MR_RETURN_IF_ERROR(t.Int("recovery_wait_ms", 0, 600000, &o->recovery_wait_ms));
@@ -400,6 +400,11 @@ Status Validate(const ClusterConfig& c) {
                    std::to_string(kAlignment) + " (got " +
                    std::to_string(c.cluster.max_frame_bytes) + ", chunk " + std::to_string(chunk) +
                    ")");
+  }
+  if (c.jobs.output_replication > c.dfs.max_replication) {
+    return Invalid("'jobs.output_replication' must be at most 'dfs.max_replication' (got " +
+                   std::to_string(c.jobs.output_replication) + " > " +
+                   std::to_string(c.dfs.max_replication) + ")");
   }
   std::map<std::string, std::string> address_owner{{c.master.address.ToString(), "master.address"}};
   std::map<std::string, size_t> ids;

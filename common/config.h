@@ -258,8 +258,12 @@ struct JobOptions {
   // the reduces' last ask after the last map (on average half of this).
   // Default: 100.
   int map_outputs_poll_ms = 100;
-  // Replication of job output files. Default: 1.
-  int output_replication = 1;
+  // Replicas of each block of a job's output (`mrctl job run
+  // --output-replication` overrides). 0, the default: [dfs] replication, as
+  // Hadoop writes job output with dfs.replication, so the output outlives
+  // the worker that wrote it. 1 writes one replica, on the reducer's node
+  // (Hadoop's TeraSort does; no output bytes cross datacenters).
+  int output_replication = 0;
   // Reports from reducers that could not fetch one map output before the
   // map runs again (it also runs again as soon as its worker is declared
   // dead). Default: 3.

@@ -98,6 +98,11 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   if (request.reducers() < 0 || request.reducers() > 100000) {
     return Status::InvalidArgument("reducers must be in 0..100000");
   }
+  if (request.output_replication() < 0 || request.output_replication() > config_.dfs.max_replication) {
+    return Status::InvalidArgument("output replication must be in 0.." +
+                                   std::to_string(config_.dfs.max_replication) +
+                                   " (0: the cluster's default; [dfs] max_replication)");
+  }
   if (request.inputs().empty()) return Status::InvalidArgument("no input");
   MR_ASSIGN_OR_RETURN(std::string output, dfs::NormalizePath(request.output()));
   if (output == "/" || output.starts_with("/.mr")) {
@@ -175,6 +180,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   *r.mutable_spec() = request;
   r.mutable_spec()->set_output(output);
   r.mutable_spec()->set_pool(sj.pool);
+  r.mutable_spec()->set_output_replication(OutputReplication(request));
   r.mutable_spec()->mutable_params()->clear();
   for (const auto& [k, v] : params) (*r.mutable_spec()->mutable_params())[k] = v;
   r.set_state("running");
@@ -439,8 +445,14 @@ pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t ind
     t.set_block_id(m.block);
   }
   t.set_output_dir("/.mr/jobs/" + std::to_string(job.record.id()) + "/attempts");
-  t.set_output_replication(config_.jobs.output_replication);
+  t.set_output_replication(OutputReplication(job.record.spec()));
   return t;
+}
+
+int32_t JobTracker::OutputReplication(const pb::JobSpec& spec) const {
+  if (spec.output_replication() > 0) return spec.output_replication();
+  if (config_.jobs.output_replication > 0) return config_.jobs.output_replication;
+  return config_.dfs.replication;
 }
 
 Status JobTracker::Show(int64_t id, pb::JobRecord* record) const {

@@ -189,6 +189,10 @@ class JobTracker {
   // The record with its counters brought up to date.
   pb::JobRecord Snapshot(const ActiveJob& job) const;
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
+  // The replicas of each output block of a job with this spec: its own
+  // output_replication, else [jobs] output_replication, else [dfs]
+  // replication (a job recovered from an older history has 0).
+  int32_t OutputReplication(const pb::JobSpec& spec) const;
 
   ClusterConfig config_;
   MasterMetrics* metrics_ = nullptr;

@@ -62,6 +62,7 @@ struct JobCommandOptions {
   std::vector<std::string> params;   // k=v
   std::string pool;
   int priority = 0;
+  int output_replication = 0;  // 0: the cluster's default
   bool wait = false;
   bool json = false;
   int64_t id = 0;

@@ -84,7 +84,8 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
   json j = {
       {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
-      {"reducers", r.spec().reducers()}, {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
+      {"reducers", r.spec().reducers()}, {"output_replication", r.spec().output_replication()},
+      {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
       {"scheduler_params", SchedulerParamsJson(r)}, {"scheduler_seed", r.scheduler_seed()},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
       {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
@@ -360,6 +361,7 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   spec.set_reducers(o.reducers);
   spec.set_pool(o.pool);
   spec.set_priority(o.priority);
+  spec.set_output_replication(o.output_replication);
   if (const char* user = std::getenv("USER")) spec.set_user(user);
   auto staged = co_await StageFiles(c, o.streaming.files, &params);
   if (!staged.ok()) co_return staged.status();
@@ -503,6 +505,9 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   run->add_option("-p,--param", o.params, "job parameter NAME=VALUE (repeatable)");
   run->add_option("--pool", o.pool, "Fair pool / Capacity queue (default: default)");
   run->add_option("--priority", o.priority, "-2 (very low) .. 2 (very high)")->check(CLI::Range(-2, 2));
+  run->add_option("--output-replication", o.output_replication,
+                  "replicas of each output block (default: [jobs] output_replication, else [dfs] replication)")
+      ->check(CLI::NonNegativeNumber);
   jobs::AddStreamingFlags(*run, o.streaming);
   run->add_flag("-w,--wait", o.wait, "wait for the end; exit 1 unless the job succeeded");
   run->add_flag("--json", o.json, "print the job record as JSON (with --wait) or its id");

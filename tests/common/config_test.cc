@@ -149,6 +149,7 @@ TEST(ConfigTest, DefaultsWhenKeysAbsent) {
   EXPECT_FALSE(c.dfs.fsync);
   EXPECT_EQ(c.dfs.placement_seed, 0u);
   EXPECT_EQ(c.dfs.max_replication, 512);
+  EXPECT_EQ(c.jobs.output_replication, 0);  // 0: dfs.replication, resolved by the master
   EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_node_fraction, 0.2);
   EXPECT_DOUBLE_EQ(c.dfs.skewed.hot_block_fraction, 0.8);
   EXPECT_EQ(c.scheduler.name, "fifo");
@@ -296,6 +297,10 @@ TEST(ConfigTest, RangeChecks) {
             "cluster.toml: 'dfs.max_replication' must be at least 1 (got 0)");
   EXPECT_EQ(ParseError(WithMaster("[dfs]\nreplication = 4\nmax_replication = 3\n")),
             "cluster.toml: 'dfs.replication' must be at most 'dfs.max_replication' (got 4 > 3)");
+  EXPECT_EQ(ParseError(WithMaster("[dfs]\nmax_replication = 3\n[jobs]\noutput_replication = 4\n")),
+            "cluster.toml: 'jobs.output_replication' must be at most 'dfs.max_replication' (got 4 > 3)");
+  EXPECT_EQ(ParseError(WithMaster("[jobs]\noutput_replication = -1\n")),
+            "cluster.toml: 'jobs.output_replication' must be at least 0 (got -1)");
   EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "map_slots = 0\n"))),
             "cluster.toml: 'worker[0].map_slots' must be at least 1 (got 0)");
   EXPECT_EQ(ParseError(WithMaster(Worker("w1", "127.0.0.1:7101", "reduce_slots = -1\n"))),

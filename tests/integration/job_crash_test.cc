@@ -98,5 +98,42 @@ TEST_F(JobCrashTest, JobsSurviveWorkersKilledAndRestarted) {
   EXPECT_TRUE(tmp.is_array() && tmp.empty()) << tmp.dump();
 }
 
+// A job's output has [dfs] replication replicas unless the job or the
+// cluster file asks for others, as Hadoop writes job output with
+// dfs.replication: killing the worker that ran the reduce leaves the output
+// readable and whole. (With one replica, the default before, `dfs cat` failed
+// here: the output's only replicas were on the killed worker.)
+TEST_F(JobCrashTest, OutputOutlivesTheWorkerThatWroteIt) {
+  LocalCluster c(3, 1, "--block-size 262144 --replication 2 --heartbeat-ms 100");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  const std::string text = Generate("text", "2M", 31);
+  Put(c, text, "/in/text.txt");
+
+  json job = RunJob(c, "sort", "/in/text.txt", "/out/default", 1, "");
+  ASSERT_EQ(job["state"], "succeeded") << job.dump(2);
+  EXPECT_EQ(job["output_replication"], 2);
+  // Asked for one replica, a job gets one.
+  CommandResult one = c.Mrctl("job run sort -i /in/text.txt -o /out/one -r 1 --output-replication 1 --wait --json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(json::parse(one.out)["output_replication"], 1);
+  for (const auto& [dir, want] : {std::pair{"/out/default", 2}, std::pair{"/out/one", 1}}) {
+    for (const auto& e : c.MrctlJson(std::string("dfs ls --json ") + dir)) {
+      if (e["path"].get<std::string>().find("part-") == std::string::npos) continue;
+      EXPECT_EQ(e["replication"], want) << e.dump();
+    }
+  }
+  // More than the file system allows: one line, exit 2, no job.
+  CommandResult many = c.Mrctl("job run sort -i /in/text.txt -o /out/many -r 1 --output-replication 600 --wait");
+  EXPECT_NE(many.exit_code, 0);
+  EXPECT_NE(many.err.find("output replication must be in 0..512"), std::string::npos) << many.err;
+
+  json shown = c.MrctlJson("job show --json " + std::to_string(job["id"].get<int64_t>()));
+  ASSERT_EQ(shown["reduce_tasks"].size(), 1u) << shown.dump(2);
+  const std::string writer = shown["reduce_tasks"][0]["node"];
+  ASSERT_EQ(c.Script("kill " + writer).exit_code, 0);
+  EXPECT_TRUE(Cat(c, "/out/default") == Oracle("sort", text, 1, "", 262144))
+      << "the output differs from mr-local's after " << writer << " was killed";
+}
+
 }  // namespace
 }  // namespace mr::testing
