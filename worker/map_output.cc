@@ -166,6 +166,13 @@ struct MapOutputBuffer::Impl {
     CountRecord(key, value);
     uint64_t hash;
     if (counts->Increment(partition, key, n, &hash)) return Status::OK();
+    return CountNewKey(partition, key, value, n, hash);
+  }
+
+  // Count's second half: `key`, whose record CountRecord has counted, is not
+  // in the table, and `hash` is what Increment set.
+  Status CountNewKey(uint32_t partition, std::string_view key, std::string_view value, int64_t n,
+                     uint64_t hash) {
     return Guard([&]() -> Status {
       if (partition == CountTable::kAnyPartition) {
         MR_ASSIGN_OR_RETURN(const int p, PartitionOf(key));
@@ -466,7 +473,26 @@ Result<std::unique_ptr<MapOutputBuffer>> MapOutputBuffer::Create(const MapOutput
   return std::unique_ptr<MapOutputBuffer>(new MapOutputBuffer(std::move(impl)));
 }
 
-MapOutputBuffer::MapOutputBuffer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MapOutputBuffer::MapOutputBuffer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { SyncTable(); }
+
+bool MapOutputBuffer::CountNewKey(std::string_view key, std::string_view value, int64_t n,
+                                  uint64_t hash, Status* status) {
+  Impl& m = *impl_;
+  if (m.AddAllowed(key, value)) {
+    counted_records_++;
+    counted_bytes_ += static_cast<int64_t>(key.size() + value.size());
+    *status = m.CountNewKey(CountTable::kAnyPartition, key, value, n, hash);
+  } else {
+    *status = m.CheckAdd(key, value);
+  }
+  SyncTable();
+  return true;
+}
+
+void MapOutputBuffer::SyncTable() {
+  const Impl& m = *impl_;
+  table_ = !m.finished && m.failed.ok() ? m.counts.get() : nullptr;
+}
 
 MapOutputBuffer::~MapOutputBuffer() {
   for (const std::string& path : impl_->files) ::unlink(path.c_str());
@@ -477,20 +503,28 @@ MapOutputBuffer::~MapOutputBuffer() {
 Status MapOutputBuffer::Add(int partition, std::string_view key, std::string_view value) {
   Impl& m = *impl_;
   int64_t n;
+  Status s;
   if (m.counts && m.AddAllowed(key, value) && partition >= 0 && partition < m.options.partitions &&
       ParseCount(value, &n)) {
-    return m.Count(static_cast<uint32_t>(partition), key, value, n);
+    s = m.Count(static_cast<uint32_t>(partition), key, value, n);
+  } else {
+    s = m.Guard([&] { return m.Add(partition, key, value); });
   }
-  return m.Guard([&] { return m.Add(partition, key, value); });
+  SyncTable();
+  return s;
 }
 
 Status MapOutputBuffer::Add(std::string_view key, std::string_view value) {
   Impl& m = *impl_;
   int64_t n;
+  Status s;
   if (m.counts && m.AddAllowed(key, value) && ParseCount(value, &n)) {
-    return m.Count(CountTable::kAnyPartition, key, value, n);
+    s = m.Count(CountTable::kAnyPartition, key, value, n);
+  } else {
+    s = m.Guard([&] { return m.Add(key, value); });
   }
-  return m.Guard([&] { return m.Add(key, value); });
+  SyncTable();
+  return s;
 }
 
 const std::vector<int64_t>& MapOutputBuffer::partition_bytes_so_far() const {
@@ -499,6 +533,10 @@ const std::vector<int64_t>& MapOutputBuffer::partition_bytes_so_far() const {
 
 Result<MapOutputIndex> MapOutputBuffer::Finish(const std::string& output_path) {
   Result<MapOutputIndex> result = Status::Internal("unset");
+  table_ = nullptr;
+  impl_->stats.records_in += counted_records_;
+  impl_->stats.raw_bytes_in += counted_bytes_;
+  counted_records_ = counted_bytes_ = 0;
   try {
     result = impl_->Finish(output_path);
   } catch (const std::exception& e) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "worker/map_aggregate.h"
 
 namespace mr::worker {
 
@@ -96,6 +97,24 @@ class MapOutputBuffer {
   // gets Add(partition, ...) gets the partition options.partition gives.
   Status Add(std::string_view key, std::string_view value);
 
+  // The hot path of a counting job, inline in the caller. With sum_counts
+  // and a one-digit count as `value`, does what Add(key, value) does, sets
+  // *status to its result only when that is not a plain increment (a new
+  // key), and returns true. Otherwise returns false having changed nothing:
+  // call Add(key, value). (Through Add alone, each word of WordCount cost
+  // 0.32 s instead of 0.28 s per 64 MiB: docs/benchmarks.md.)
+  bool TryCount(std::string_view key, std::string_view value, Status* status) {
+    if (table_ == nullptr || value.size() != 1 || value[0] < '0' || value[0] > '9') return false;
+    const int64_t n = value[0] - '0';
+    uint64_t hash;
+    if (!table_->Increment(CountTable::kAnyPartition, key, n, &hash)) {
+      return CountNewKey(key, value, n, hash, status);
+    }
+    counted_records_++;
+    counted_bytes_ += static_cast<int64_t>(key.size()) + 1;
+    return true;
+  }
+
   // Merges everything into `output_path` (written to a temporary name and
   // renamed) and returns its index. The buffer cannot be used afterwards.
   Result<MapOutputIndex> Finish(const std::string& output_path);
@@ -111,7 +130,16 @@ class MapOutputBuffer {
  private:
   struct Impl;
   explicit MapOutputBuffer(std::unique_ptr<Impl> impl);
+  // After every call into impl_: TryCount's table, or nullptr while the
+  // buffer does not count (no sum_counts, counting stopped, failed, finished).
+  void SyncTable();
+  // TryCount's key that the table does not hold (out of line).
+  bool CountNewKey(std::string_view key, std::string_view value, int64_t n, uint64_t hash,
+                   Status* status);
   std::unique_ptr<Impl> impl_;
+  CountTable* table_ = nullptr;
+  int64_t counted_records_ = 0;  // TryCount's records and their bytes, for Finish's stats
+  int64_t counted_bytes_ = 0;
 };
 
 // Reads the records of one segment (a zstd frame of records) from memory or

@@ -54,7 +54,7 @@ class PartitionedOutput final : public jobs::Emitter {
   explicit PartitionedOutput(MapOutputBuffer* buffer) : buffer_(buffer) {}
 
   void Emit(std::string_view key, std::string_view value) override {
-    if (!status_.ok()) return;
+    if (!status_.ok() || buffer_->TryCount(key, value, &status_)) return;
     Status s = buffer_->Add(key, value);  // copies key and value
     if (!s.ok()) status_ = std::move(s);
   }

@@ -69,12 +69,18 @@ struct Outcome {
   std::string bytes;
 };
 
+// How a test hands records to the buffer.
+enum class Feed {
+  kPartitioned,  // Add(PartitionOfKey(key), key, value)
+  kKeyed,        // Add(key, value): options.partition decides
+  kTryCount,     // TryCount(key, value, &status), else Add(key, value), as a map task does
+};
+
 class CountingTest : public MapOutputTest {
  protected:
-  // Adds `records` (each to partition PartitionOfKey, or through
-  // options.partition when `keyed`) and finishes; the buffer sums counts
-  // when `sum_counts`.
-  Outcome Run(const Records& records, int partitions, int64_t buffer, bool sum_counts, bool keyed) {
+  // Adds `records` as `feed` says and finishes; the buffer sums counts when
+  // `sum_counts`.
+  Outcome Run(const Records& records, int partitions, int64_t buffer, bool sum_counts, Feed feed) {
     MapOutputOptions o = Options(partitions, buffer);
     o.combiner = DecimalSumCombiner();
     o.sum_counts = sum_counts;
@@ -82,7 +88,12 @@ class CountingTest : public MapOutputTest {
     auto b = NewBuffer(o);
     if (!b) return {};
     for (const auto& [k, v] : records) {
-      Status s = keyed ? b->Add(k, v) : b->Add(PartitionOfKey(k, partitions), k, v);
+      Status s;
+      if (feed == Feed::kPartitioned) {
+        s = b->Add(PartitionOfKey(k, partitions), k, v);
+      } else if (feed == Feed::kKeyed || !b->TryCount(k, v, &s)) {
+        s = b->Add(k, v);
+      }
       if (!s.ok()) ADD_FAILURE() << s.ToString();
     }
     auto index = b->Finish(out_path());
@@ -108,11 +119,11 @@ class CountingTest : public MapOutputTest {
 
   // Counting and the generic path give the same file and statistics.
   void ExpectSameAsGeneric(const Records& records, int partitions, int64_t buffer,
-                           bool keyed = false) {
+                           Feed feed = Feed::kPartitioned) {
     SCOPED_TRACE(std::to_string(partitions) + " partitions, " + std::to_string(buffer) +
-                 "-byte buffer" + (keyed ? ", Add(key, value)" : ""));
-    const Outcome generic = Run(records, partitions, buffer, false, keyed);
-    const Outcome counted = Run(records, partitions, buffer, true, keyed);
+                 "-byte buffer, feed " + std::to_string(static_cast<int>(feed)));
+    const Outcome generic = Run(records, partitions, buffer, false, Feed::kPartitioned);
+    const Outcome counted = Run(records, partitions, buffer, true, feed);
     EXPECT_TRUE(counted.bytes == generic.bytes) << "output files differ";
     EXPECT_EQ(counted.index.raw_bytes_in, generic.index.raw_bytes_in);
     EXPECT_EQ(counted.index.records_in, generic.index.records_in);
@@ -134,13 +145,39 @@ TEST_F(CountingTest, WritesWhatTheCombinerWouldOnGeneratedData) {
     // Many spills, merged (fewer with 64 partitions: each spill writes 64 frames).
     ExpectSameAsGeneric(records, partitions, partitions < 64 ? 8 << 10 : 128 << 10);
   }
-  ExpectSameAsGeneric(records, 5, 1 << 20, /*keyed=*/true);
-  ExpectSameAsGeneric(records, 5, 8 << 10, /*keyed=*/true);
+  for (Feed feed : {Feed::kKeyed, Feed::kTryCount}) {
+    ExpectSameAsGeneric(records, 5, 1 << 20, feed);
+    ExpectSameAsGeneric(records, 5, 8 << 10, feed);
+  }
 
   // A table of 3000 distinct keys fits where 30000 records do not.
-  EXPECT_GT(Run(records, 7, 1 << 20, false, false).index.spills, 1);
-  EXPECT_EQ(Run(records, 7, 1 << 20, true, false).index.spills, 1);
-  EXPECT_GT(Run(records, 7, 8 << 10, true, true).index.spills, 10);
+  EXPECT_GT(Run(records, 7, 1 << 20, false, Feed::kPartitioned).index.spills, 1);
+  EXPECT_EQ(Run(records, 7, 1 << 20, true, Feed::kPartitioned).index.spills, 1);
+  EXPECT_GT(Run(records, 7, 8 << 10, true, Feed::kKeyed).index.spills, 10);
+  EXPECT_GT(Run(records, 7, 8 << 10, true, Feed::kTryCount).index.spills, 10);
+}
+
+// TryCount takes one-digit counts while the buffer counts, and declines
+// (changing nothing) otherwise: other values, after a value that is not a
+// count stopped the counting, after Finish. (Its output and statistics equal
+// Add's: Feed::kTryCount in the tests above and below.)
+TEST_F(CountingTest, TryCountTakesOneDigitCountsWhileTheBufferCounts) {
+  MapOutputOptions o = Options(1, 1 << 20);
+  o.combiner = DecimalSumCombiner();
+  o.sum_counts = true;
+  o.partition = [](std::string_view) { return 0; };
+  auto b = NewBuffer(o);
+  ASSERT_TRUE(b);
+  Status s;
+  EXPECT_TRUE(b->TryCount("a", "1", &s));  // a new key: counted through the table
+  EXPECT_TRUE(s.ok());
+  EXPECT_TRUE(b->TryCount("a", "1", &s));  // an increment
+  EXPECT_FALSE(b->TryCount("a", "12", &s));  // not one digit: Add's
+  ASSERT_TRUE(b->Add("a", "12").ok());
+  ASSERT_TRUE(b->Add("b", "x").ok());  // stops counting
+  EXPECT_FALSE(b->TryCount("a", "1", &s));
+  ASSERT_TRUE(b->Finish(out_path()).ok());
+  EXPECT_FALSE(b->TryCount("a", "1", &s));  // finished
 }
 
 // Counting: a key counts once when it enters the table, as the combiner
@@ -213,19 +250,20 @@ TEST_F(CountingTest, ValueThatIsNotACountFallsBackToSortingRecords) {
   records.insert(records.begin() + 5000, {{"a", "x"}, {"b", ""}, {"c", "+1"}, {"a", "1.5"}});
   records.insert(records.begin() + 12000, {{"only-bad", "99999999999999999999"}});
   for (int64_t buffer : {int64_t{1} << 20, int64_t{4} << 10}) {
-    ExpectSameAsGeneric(records, 3, buffer);
-    ExpectSameAsGeneric(records, 3, buffer, /*keyed=*/true);
+    for (Feed feed : {Feed::kPartitioned, Feed::kKeyed, Feed::kTryCount}) {
+      ExpectSameAsGeneric(records, 3, buffer, feed);
+    }
   }
   // One run of counts, then the records: two spills, merged.
-  EXPECT_EQ(Run(records, 3, 1 << 20, true, false).index.spills, 2);
+  EXPECT_EQ(Run(records, 3, 1 << 20, true, Feed::kPartitioned).index.spills, 2);
   // A non-count first: nothing to spill, the generic path all along.
   records.insert(records.begin(), {"first", "one"});
-  EXPECT_EQ(Run(records, 3, 1 << 20, true, true).index.spills, 1);
+  EXPECT_EQ(Run(records, 3, 1 << 20, true, Feed::kKeyed).index.spills, 1);
 }
 
 TEST_F(CountingTest, EmptyKeysAndNoRecords) {
   ExpectSameAsGeneric({{"", "1"}, {"", "2"}, {std::string("\0", 1), "1"}, {"", "-3"}}, 4, 1 << 20);
-  const Outcome none = Run({}, 4, 1 << 20, true, true);
+  const Outcome none = Run({}, 4, 1 << 20, true, Feed::kKeyed);
   EXPECT_EQ(none.index.spills, 0);
   EXPECT_EQ(none.index.segments.size(), 4u);
   EXPECT_EQ(none.bytes, "");
