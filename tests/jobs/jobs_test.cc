@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jobs/job.h"
+#include "jobs/job_util.h"
 
 namespace mr::jobs {
 namespace {
@@ -199,6 +200,35 @@ TEST(WordCountTest, SplitsOnExactlyTheAsciiWhitespace) {
   EXPECT_EQ(Keys(pairs),
             (Strings{"a", "b", "c", "d", "e", "f", "x\xC2\xA0y", "The", "the,", "the"}));
   for (const auto& [k, v] : pairs) EXPECT_EQ(v, "1");
+}
+
+// ForEachWord (64 bytes at a time with SSE2) splits exactly as the byte loop
+// does: random lines of 0..300 bytes drawn from every separator, the bytes
+// next to them (0x08, 0x0E, 0x1F, 0x21), NUL, 0x7F and bytes >= 0x80, with
+// runs of words and of separators long enough to cross 64-byte chunks.
+TEST(WordCountTest, WordSplitterAgreesWithTheByteLoop) {
+  const std::string alphabet("\t\n\v\f\r \x08\x0E\x1F\x21\0\x7F\x80\xA0\xFFab", 17);
+  std::mt19937_64 rng(7);
+  int lines = 0;
+  for (; lines < 20000; ++lines) {
+    std::string line;
+    const size_t n = rng() % 301;
+    const bool runs = rng() % 4 == 0;  // long words or long gaps
+    while (line.size() < n) {
+      const char c = alphabet[rng() % alphabet.size()];
+      line.append(runs ? 1 + rng() % 90 : 1, c);
+    }
+    line.resize(n);
+    std::vector<std::string_view> want, got;
+    ForEachWordScalar(line, [&](std::string_view w) { want.push_back(w); });
+    ForEachWord(line, [&](std::string_view w) { got.push_back(w); });
+    ASSERT_EQ(got, want) << "line " << lines << " of " << n << " bytes";
+  }
+  // A word that fills a chunk, then one that ends with the line.
+  const std::string line = std::string(64, 'a') + " " + std::string(63, 'b');
+  std::vector<std::string> words;
+  ForEachWord(line, [&](std::string_view w) { words.emplace_back(w); });
+  EXPECT_EQ(words, (std::vector<std::string>{std::string(64, 'a'), std::string(63, 'b')}));
 }
 
 TEST(WordCountTest, ReduceSumsCounts) {
