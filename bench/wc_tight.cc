@@ -2,7 +2,7 @@
 // WordCount benchmark (issue 3, bench/jobs_baselines.sh) measures the engine
 // against. Not part of the runtime; it shares no code with jobs/.
 //
-//   wc_tight FILE [--threads N] (--output OUT | --no-output)
+//   wc_tight FILE [--threads N] [--sse2] (--output OUT | --no-output)
 //
 // Words are maximal runs of bytes that are not ASCII whitespace (space, \t,
 // \n, \v, \f, \r), as in the WordCount job; no case folding. OUT gets one
@@ -20,7 +20,10 @@
 // edges are moved forward to a whitespace byte, so no word straddles two
 // ranges. Each thread counts its range into its own open-addressing table
 // (linear probing, XXH3 hashes, keys copied once into the table's arena);
-// the tables are then merged into the first.
+// the tables are then merged into the first. --sse2 finds the words 64 bytes
+// at a time (a mask of the separators, word edges by count-trailing-zeros), as
+// the engine's splitter does since issue 15 (written apart from it, so the
+// two still check each other); without it, byte by byte.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -44,6 +47,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <emmintrin.h>
+
 namespace {
 
 constexpr std::array<bool, 256> MakeSpaceTable() {
@@ -52,6 +57,16 @@ constexpr std::array<bool, 256> MakeSpaceTable() {
   return t;
 }
 constexpr std::array<bool, 256> kSpace = MakeSpaceTable();
+
+// Bit i set: p[i] is whitespace. \t..\r (9..13) moved to -128..-124 are
+// the only bytes below -123 as signed; space is compared alone.
+uint64_t SpaceBits16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i control =
+      _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - 9))), _mm_set1_epi8(-123));
+  return static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')))));
+}
 
 // Counts words. Keys are copied into one arena ([uint32 length][bytes]...),
 // so the table and the keys of the frequent words stay in the core's cache;
@@ -93,6 +108,34 @@ class alignas(64) WordTable {
       words++;
     }
     words_ += words;
+  }
+
+  // CountRange, 64 bytes at a time while 64 remain, then byte by byte from
+  // the last word not yet counted.
+  void CountRangeSse2(const char* p, const char* end) {
+    const char* word = nullptr;  // start of a word not yet ended
+    for (; end - p >= 64; p += 64) {
+      uint64_t space = 0;
+      for (int i = 0; i < 4; ++i) space |= SpaceBits16(p + 16 * i) << (16 * i);
+      const uint64_t in_word_before = word != nullptr ? 1 : 0;
+      uint64_t starts = ~space & ~(~space << 1 | in_word_before);
+      uint64_t ends = space & (~space << 1 | in_word_before);
+      while (true) {  // starts and ends alternate
+        if (word != nullptr) {
+          if (ends == 0) break;
+          const char* e = p + __builtin_ctzll(ends);
+          ends &= ends - 1;
+          Add(word, static_cast<uint32_t>(e - word));
+          words_++;
+          word = nullptr;
+        } else {
+          if (starts == 0) break;
+          word = p + __builtin_ctzll(starts);
+          starts &= starts - 1;
+        }
+      }
+    }
+    CountRange(word != nullptr ? word : p, end);
   }
 
   void MergeFrom(const WordTable& other) {
@@ -196,6 +239,7 @@ struct Options {
   const char* input = nullptr;
   const char* output = nullptr;  // nullptr with --no-output
   int threads = 1;
+  bool sse2 = false;
 };
 
 bool Parse(int argc, char** argv, Options& o) {
@@ -206,6 +250,8 @@ bool Parse(int argc, char** argv, Options& o) {
       o.threads = std::atoi(argv[++i]);
     } else if (a == "--output" && i + 1 < argc) {
       o.output = argv[++i];
+    } else if (a == "--sse2") {
+      o.sse2 = true;
     } else if (a == "--no-output") {
       no_output = true;
     } else if (!a.starts_with("--") && o.input == nullptr) {
@@ -244,7 +290,7 @@ bool MapFile(const char* path, const char*& data, size_t& size) {
 
 // Counts [data, data + size) with `threads` threads; returns the merged table
 // (tables[0]). Range edges: i * size / threads, moved forward to whitespace.
-WordTable CountParallel(const char* data, size_t size, int threads) {
+WordTable CountParallel(const char* data, size_t size, int threads, bool sse2) {
   std::vector<const char*> edges = {data};
   for (int i = 1; i < threads; ++i) {
     const char* p = std::max(edges.back(), data + size * i / threads);
@@ -256,9 +302,11 @@ WordTable CountParallel(const char* data, size_t size, int threads) {
   std::vector<WordTable> tables(threads);
   std::vector<std::thread> workers;
   for (int i = 1; i < threads; ++i) {
-    workers.emplace_back([&, i] { tables[i].CountRange(edges[i], edges[i + 1]); });
+    workers.emplace_back([&, i] {
+      sse2 ? tables[i].CountRangeSse2(edges[i], edges[i + 1]) : tables[i].CountRange(edges[i], edges[i + 1]);
+    });
   }
-  tables[0].CountRange(edges[0], edges[1]);
+  sse2 ? tables[0].CountRangeSse2(edges[0], edges[1]) : tables[0].CountRange(edges[0], edges[1]);
   for (int i = 1; i < threads; ++i) {
     workers[i - 1].join();
     tables[0].MergeFrom(tables[i]);
@@ -271,14 +319,14 @@ WordTable CountParallel(const char* data, size_t size, int threads) {
 int main(int argc, char** argv) {
   Options o;
   if (!Parse(argc, argv, o)) {
-    std::fprintf(stderr, "usage: wc_tight FILE [--threads N] (--output OUT | --no-output)\n");
+    std::fprintf(stderr, "usage: wc_tight FILE [--threads N] [--sse2] (--output OUT | --no-output)\n");
     return 2;
   }
   const auto t0 = std::chrono::steady_clock::now();
   const char* data;
   size_t size;
   if (!MapFile(o.input, data, size)) return 1;
-  const WordTable table = CountParallel(data, size, o.threads);
+  const WordTable table = CountParallel(data, size, o.threads, o.sse2);
   const auto t1 = std::chrono::steady_clock::now();
 
   if (o.output != nullptr && !WriteCounts(table.Sorted(), o.output)) {
