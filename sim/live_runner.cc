@@ -207,9 +207,12 @@ class LiveRun {
         j.put.insert(j.put.end(), {"--datacenter", j.datacenter});
       }
       j.put.insert(j.put.end(), {j.local_input, j.dfs_input});
+      // One output replica, on the reducer's node: the simulator models no
+      // output replication (docs/simulator.md), and the live run must match.
       j.submit = {"job",        "run",       j.live->job,
                   "-i",         j.dfs_input, "-o",
-                  j.dfs_output, "-r",        std::to_string(p.reduces)};
+                  j.dfs_output, "-r",        std::to_string(p.reduces),
+                  "--output-replication", "1"};
       for (const auto& [k, v] : j.live->params)
         j.submit.insert(j.submit.end(), {"-p", k + "=" + v});
       j.submit.push_back("--json");

@@ -127,7 +127,7 @@ TEST(SimLive, LiveTable) {
 // mr-workload --dry-run prints exactly `mr-sim jobs`'s list; with
 // --commands, the puts of a job-datacenter workload name the job's
 // datacenter (`mrctl dfs put --datacenter`), and the submissions the live
-// job, its reducers and parameters.
+// job, its reducers, parameters and one output replica.
 TEST(SimLive, DryRunPrintsTheListAndTheCommands) {
   LiveRunOptions o;
   o.file = Shipped("joss-mixed-live");
@@ -155,6 +155,8 @@ TEST(SimLive, DryRunPrintsTheListAndTheCommands) {
   EXPECT_EQ(puts, static_cast<int>(list.size()));
   EXPECT_NE(cmds.str().find("'job' 'run' 'grep' '-i' '/w/in/"), std::string::npos) << cmds.str();
   EXPECT_NE(cmds.str().find("'-p' 'pattern=<[a-z]+>'"), std::string::npos);
+  // One output replica, as the simulator models (no output replication).
+  EXPECT_NE(cmds.str().find("'--output-replication' '1'"), std::string::npos) << cmds.str();
 
   // A bad [live] table is one line and exit 2.
   o.set = {{"live.jobs.4.type", "\"wc\""}};
