@@ -98,10 +98,14 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   if (request.reducers() < 0 || request.reducers() > 100000) {
     return Status::InvalidArgument("reducers must be in 0..100000");
   }
-  if (request.output_replication() < 0 || request.output_replication() > config_.dfs.max_replication) {
-    return Status::InvalidArgument("output replication must be in 0.." +
-                                   std::to_string(config_.dfs.max_replication) +
-                                   " (0: the cluster's default; [dfs] max_replication)");
+  if (request.output_replication() < 0) {
+    return Status::InvalidArgument("output replication must be at least 1 (0 = the cluster's default), not " +
+                                   std::to_string(request.output_replication()));
+  }
+  // Asked for (by the job or [jobs]): as `dfs put -r N` would be, now rather
+  // than at the reduces' end. The DFS's default is never refused.
+  if (const int32_t asked = OutputReplicationAsked(request); asked > 0 && dfs_.check_replication) {
+    if (Status s = dfs_.check_replication(asked); !s.ok()) return Status::InvalidArgument("output " + s.message());
   }
   if (request.inputs().empty()) return Status::InvalidArgument("no input");
   MR_ASSIGN_OR_RETURN(std::string output, dfs::NormalizePath(request.output()));
@@ -180,7 +184,6 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   *r.mutable_spec() = request;
   r.mutable_spec()->set_output(output);
   r.mutable_spec()->set_pool(sj.pool);
-  r.mutable_spec()->set_output_replication(OutputReplication(request));
   r.mutable_spec()->mutable_params()->clear();
   for (const auto& [k, v] : params) (*r.mutable_spec()->mutable_params())[k] = v;
   r.set_state("running");
@@ -193,6 +196,8 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   r.set_submit_ms(WallMs());
   r.set_maps_total(static_cast<int32_t>(sj.maps.size()));
   r.set_reduces_total(request.reducers());
+  const int32_t asked = OutputReplicationAsked(request);
+  r.set_output_replication(asked > 0 ? asked : config_.dfs.replication);
   r.set_known_fp(sj.has_fp() ? sj.known_fp : -1);
   MR_RETURN_IF_ERROR(history_->Put(r));
 
@@ -445,14 +450,13 @@ pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t ind
     t.set_block_id(m.block);
   }
   t.set_output_dir("/.mr/jobs/" + std::to_string(job.record.id()) + "/attempts");
-  t.set_output_replication(OutputReplication(job.record.spec()));
+  t.set_output_replication(OutputReplicationAsked(job.record.spec()));
   return t;
 }
 
-int32_t JobTracker::OutputReplication(const pb::JobSpec& spec) const {
+int32_t JobTracker::OutputReplicationAsked(const pb::JobSpec& spec) const {
   if (spec.output_replication() > 0) return spec.output_replication();
-  if (config_.jobs.output_replication > 0) return config_.jobs.output_replication;
-  return config_.dfs.replication;
+  return config_.jobs.output_replication;  // 0 unless the cluster file sets it
 }
 
 Status JobTracker::Show(int64_t id, pb::JobRecord* record) const {

@@ -153,6 +153,7 @@ void JobTracker::AddWorker(const pb::WorkerInfo& info) {
                 .first->second;
   const sched::NodeId id = state_.AddNode(info.id(), dc, rack, info.map_slots(), info.reduce_slots());
   state_.SetLive(id, false);  // until it registers
+  if (draining_.count(info.id())) state_.SetDraining(id, true);
   nodes_[info.id()] = id;
   node_names_.push_back(info.id());
   node_info_.push_back(info);
@@ -164,6 +165,7 @@ void JobTracker::SetDraining(const std::string& worker, bool draining) {
   } else {
     draining_.erase(worker);
   }
+  if (const sched::NodeId node = NodeOf(worker); node != sched::kNoNode) state_.SetDraining(node, draining);
 }
 
 int JobTracker::RunningTasks(const std::string& worker) const {

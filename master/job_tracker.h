@@ -59,6 +59,9 @@ struct DfsAccess {
   std::function<Status(const std::string& path, bool recursive)> remove;
   // Orders a copy of `block` from worker `from` to worker `to` (prefetch).
   std::function<void(uint64_t block, const std::string& from, const std::string& to)> copy;
+  // The NameNode's verdict on a replication a new file asks for (as for
+  // `dfs put -r N`); unset: anything goes.
+  std::function<Status(int replication)> check_replication;
 };
 
 class JobTracker {
@@ -189,10 +192,11 @@ class JobTracker {
   // The record with its counters brought up to date.
   pb::JobRecord Snapshot(const ActiveJob& job) const;
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
-  // The replicas of each output block of a job with this spec: its own
-  // output_replication, else [jobs] output_replication, else [dfs]
-  // replication (a job recovered from an older history has 0).
-  int32_t OutputReplication(const pb::JobSpec& spec) const;
+  // The replication a job's reduces ask for their output files: its own
+  // output_replication, else [jobs] output_replication, else 0 — the DFS's
+  // default, which it accepts while fewer workers are known and tops up
+  // when more come, as for any file.
+  int32_t OutputReplicationAsked(const pb::JobSpec& spec) const;
 
   ClusterConfig config_;
   MasterMetrics* metrics_ = nullptr;

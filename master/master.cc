@@ -128,6 +128,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
     *cmd.add_targets() = self->Location(to);
     self->workers_.at(from)->pending_transfers.push_back(std::move(cmd));
   };
+  dfs.check_replication = [self](int replication) { return self->CheckReplication(replication); };
   MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(), std::move(dfs)));
   // The workers this master admitted before (labels, decommissioning
   // state), then the complete [[worker]] entries it has not seen yet: known,

@@ -128,6 +128,11 @@ void ClusterState::SetLive(NodeId id, bool live) {
   CountSlots(n, +1);
 }
 
+void ClusterState::SetDraining(NodeId id, bool draining) {
+  if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) Die("SetDraining", "unknown node");
+  nodes_[static_cast<size_t>(id)].draining = draining;
+}
+
 void ClusterState::SetSlots(NodeId id, int map_slots, int reduce_slots) {
   if (id < 0 || static_cast<size_t>(id) >= nodes_.size()) Die("SetSlots", "unknown node");
   Node& n = nodes_[static_cast<size_t>(id)];

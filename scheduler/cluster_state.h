@@ -43,6 +43,9 @@ struct Node {
   int running_maps = 0;        // maintained by the host
   int running_reduces = 0;
   bool live = true;
+  // Decommissioning: live, but the host launches nothing there (so a task
+  // that failed elsewhere is not kept from the nodes that can run it).
+  bool draining = false;
   int free_map_slots() const { return live ? map_slots - running_maps : 0; }
   int free_reduce_slots() const { return live ? reduce_slots - running_reduces : 0; }
 };
@@ -166,6 +169,7 @@ class ClusterState {
   NodeId AddNode(const std::string& name, int32_t datacenter, int32_t rack, int map_slots,
                  int reduce_slots);
   void SetLive(NodeId node, bool live);
+  void SetDraining(NodeId node, bool draining);
   // A worker that registers again with other slot counts (its flags
   // changed across a restart). REQUIRES: the node is not live (so it runs
   // nothing); the host tells the policy OnNodeAdded when it is live again.

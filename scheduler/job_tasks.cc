@@ -23,7 +23,9 @@ struct JobTaskIndex::Lists {
 namespace {
 
 // Hadoop's findTaskFromList test for "failed on this host": the node is
-// skipped unless the task failed on as many nodes as are live.
+// skipped unless the task failed on as many nodes as can run it (live and
+// not decommissioning: counting those, a reduce that failed on the one
+// in-service worker of a cluster whose other worker drained waited forever).
 class FailedHere {
  public:
   FailedHere(const ClusterState& state, NodeId node) : state_(state), node_(node) {}
@@ -31,7 +33,7 @@ class FailedHere {
     if (std::find(failed_on.begin(), failed_on.end(), node_) == failed_on.end()) return false;
     if (live_ < 0) {
       live_ = static_cast<int>(std::count_if(state_.nodes().begin(), state_.nodes().end(),
-                                             [](const Node& n) { return n.live; }));
+                                             [](const Node& n) { return n.live && !n.draining; }));
     }
     return static_cast<int>(failed_on.size()) < live_;
   }

@@ -84,7 +84,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
   json j = {
       {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
-      {"reducers", r.spec().reducers()}, {"output_replication", r.spec().output_replication()},
+      {"reducers", r.spec().reducers()}, {"output_replication", r.output_replication()},
       {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
       {"scheduler_params", SchedulerParamsJson(r)}, {"scheduler_seed", r.scheduler_seed()},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},

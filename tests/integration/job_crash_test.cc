@@ -122,10 +122,15 @@ TEST_F(JobCrashTest, OutputOutlivesTheWorkerThatWroteIt) {
       EXPECT_EQ(e["replication"], want) << e.dump();
     }
   }
-  // More than the file system allows: one line, exit 2, no job.
-  CommandResult many = c.Mrctl("job run sort -i /in/text.txt -o /out/many -r 1 --output-replication 600 --wait");
-  EXPECT_NE(many.exit_code, 0);
-  EXPECT_NE(many.err.find("output replication must be in 0..512"), std::string::npos) << many.err;
+  // More than the cluster's workers, or than dfs.max_replication: one line,
+  // refused at submission as `dfs put -r N` is.
+  for (const auto& [n, why] : {std::pair{"4", "output replication 4 is above the 3 workers of the cluster"},
+                               std::pair{"600", "output replication 600 is above the cluster's maximum of 512"}}) {
+    CommandResult many = c.Mrctl(std::string("job run sort -i /in/text.txt -o /out/many -r 1 --output-replication ") + n);
+    EXPECT_NE(many.exit_code, 0);
+    EXPECT_NE(many.err.find(why), std::string::npos) << many.err;
+  }
+  EXPECT_NE(c.Mrctl("dfs ls /out/many").exit_code, 0);
 
   json shown = c.MrctlJson("job show --json " + std::to_string(job["id"].get<int64_t>()));
   ASSERT_EQ(shown["reduce_tasks"].size(), 1u) << shown.dump(2);

@@ -131,6 +131,20 @@ TEST_F(JobTasksTest, ATaskThatFailedOnEveryLiveNodeIsOfferedAgain) {
   EXPECT_EQ(index.ObtainMap(s, j, a), 0);  // now it failed on as many nodes as are live
 }
 
+// A decommissioning node is live but runs nothing: it does not count. On
+// the old count a reduce that failed on the one in-service worker, beside
+// a draining one, was never offered again and its job never ended.
+TEST_F(JobTasksTest, ATaskThatFailedOnEveryNodeThatCanRunItIsOfferedAgain) {
+  JobId j = Add(MakeJob({{a}}));
+  Fail(j, 0, a);
+  Fail(j, 0, b);
+  Fail(j, 0, c);
+  Fail(j, 0, d);
+  EXPECT_EQ(index.ObtainMap(s, j, a), -1);  // a2 could still run it
+  s.SetDraining(a2, true);
+  EXPECT_EQ(index.ObtainMap(s, j, a), 0);
+}
+
 TEST_F(JobTasksTest, RefreshFindsTasksPendingAgainAfterANodeLoss) {
   JobId j = Add(MakeJob({{a}, {a}}, /*reduces=*/1));
   s.LaunchMap(j, 0, a);
