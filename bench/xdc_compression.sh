@@ -78,6 +78,8 @@ cpu_ticks() {  # all workers' utime+stime+cutime+cstime
   local t=0 f pid
   for f in "$tb"/pids/w*.pid; do
     pid="$(cat "$f")"
+    [[ -r "/proc/$pid/stat" ]] ||
+      die "worker $(basename "$f" .pid) (pid $pid) is not running: see $tb/logs (rebuilt binaries during the bench?)"
     t=$((t + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 + $14 + $15 }')))
   done
   echo "$t"

@@ -102,10 +102,13 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
     return Status::InvalidArgument("output replication must be at least 1 (0 = the cluster's default), not " +
                                    std::to_string(request.output_replication()));
   }
-  // Asked for (by the job or [jobs]): as `dfs put -r N` would be, now rather
-  // than at the reduces' end. The DFS's default is never refused.
-  if (const int32_t asked = OutputReplicationAsked(request); asked > 0 && dfs_.check_replication) {
-    if (Status s = dfs_.check_replication(asked); !s.ok()) return Status::InvalidArgument("output " + s.message());
+  // Asked for (by the job or [jobs]): checked as `dfs put -r N` is, now
+  // rather than at the reduces' end. The DFS's default is never refused.
+  const int32_t output_replication = OutputReplicationAsked(request);
+  if (output_replication > 0 && dfs_.check_replication) {
+    if (Status s = dfs_.check_replication(output_replication); !s.ok()) {
+      return Status::InvalidArgument("output " + s.message());
+    }
   }
   if (request.inputs().empty()) return Status::InvalidArgument("no input");
   MR_ASSIGN_OR_RETURN(std::string output, dfs::NormalizePath(request.output()));
@@ -196,8 +199,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   r.set_submit_ms(WallMs());
   r.set_maps_total(static_cast<int32_t>(sj.maps.size()));
   r.set_reduces_total(request.reducers());
-  const int32_t asked = OutputReplicationAsked(request);
-  r.set_output_replication(asked > 0 ? asked : config_.dfs.replication);
+  r.set_output_replication(output_replication > 0 ? output_replication : config_.dfs.replication);
   r.set_known_fp(sj.has_fp() ? sj.known_fp : -1);
   MR_RETURN_IF_ERROR(history_->Put(r));
 
