@@ -295,29 +295,41 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
   return Status::OK();
 }
 
-// [scheduler]; [scheduler.params] is free-form but holds scalars only.
-Status ReadScheduler(const TableReader& t, SchedulerOptions* o) {
-  MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params", "seed"}));
-  MR_RETURN_IF_ERROR(t.String("name", &o->name, /*non_empty=*/true));
-  MR_RETURN_IF_ERROR(t.Int("seed", 0, kInt64Max, &o->seed));
+// A free-form table of scalars ([scheduler.params], [speculation.params]).
+Status ReadParams(const TableReader& t, std::map<std::string, ParamValue>* out) {
   TableReader params(nullptr, "");
   MR_RETURN_IF_ERROR(t.Sub("params", &params));
   if (params.table() == nullptr) return Status::OK();
   for (const auto& [key, node] : *params.table()) {
     std::string name(key.str());
     if (node.is_boolean()) {
-      o->params[name] = node.as_boolean()->get();
+      (*out)[name] = node.as_boolean()->get();
     } else if (node.is_integer()) {
-      o->params[name] = node.as_integer()->get();
+      (*out)[name] = node.as_integer()->get();
     } else if (node.is_floating_point()) {
-      o->params[name] = node.as_floating_point()->get();
+      (*out)[name] = node.as_floating_point()->get();
     } else if (node.is_string()) {
-      o->params[name] = node.as_string()->get();
+      (*out)[name] = node.as_string()->get();
     } else {
       return Invalid(params.Name(name) + " must be a boolean, integer, float or string");
     }
   }
   return Status::OK();
+}
+
+// [scheduler]; [scheduler.params] is free-form but holds scalars only.
+Status ReadScheduler(const TableReader& t, SchedulerOptions* o) {
+  MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params", "seed"}));
+  MR_RETURN_IF_ERROR(t.String("name", &o->name, /*non_empty=*/true));
+  MR_RETURN_IF_ERROR(t.Int("seed", 0, kInt64Max, &o->seed));
+  return ReadParams(t, &o->params);
+}
+
+// [speculation]; the speculator checks its name and parameters.
+Status ReadSpeculation(const TableReader& t, SpeculationOptions* o) {
+  MR_RETURN_IF_ERROR(t.CheckKeys({"name", "params"}));
+  MR_RETURN_IF_ERROR(t.String("name", &o->name, /*non_empty=*/true));
+  return ReadParams(t, &o->params);
 }
 
 Status ReadLog(const TableReader& t, LogOptions* o) {
@@ -451,7 +463,7 @@ Status Validate(const ClusterConfig& c) {
 
 Status Decode(const toml::table& root, ClusterConfig* c) {
   TableReader top(&root, "");
-  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "jobs", "log", "worker"}));
+  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "speculation", "jobs", "log", "worker"}));
   TableReader t(nullptr, "");
   MR_RETURN_IF_ERROR(top.Sub("cluster", &t));
   MR_RETURN_IF_ERROR(ReadCluster(t, &c->cluster));
@@ -461,6 +473,8 @@ Status Decode(const toml::table& root, ClusterConfig* c) {
   MR_RETURN_IF_ERROR(ReadDfs(t, &c->dfs));
   MR_RETURN_IF_ERROR(top.Sub("scheduler", &t));
   MR_RETURN_IF_ERROR(ReadScheduler(t, &c->scheduler));
+  MR_RETURN_IF_ERROR(top.Sub("speculation", &t));
+  MR_RETURN_IF_ERROR(ReadSpeculation(t, &c->speculation));
   MR_RETURN_IF_ERROR(top.Sub("jobs", &t));
   MR_RETURN_IF_ERROR(ReadJobs(t, &c->jobs));
   MR_RETURN_IF_ERROR(top.Sub("log", &t));

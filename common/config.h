@@ -198,6 +198,16 @@ struct SchedulerOptions {
   int64_t seed = 1;
 };
 
+// [speculation]: speculative execution (scheduler/speculator.h), chosen by
+// name like the policy; `mrctl schedulers` lists the speculators.
+struct SpeculationOptions {
+  // Registry name: "none", "hadoop" or "late". Default: "none".
+  std::string name = "none";
+  // [speculation.params]: free-form key = value pairs, validated by the
+  // speculator.
+  std::map<std::string, ParamValue> params;
+};
+
 // [[worker]]: one entry per worker process (a VPS in the JoSS setting).
 struct WorkerOptions {
   // Unique id, e.g. "w1". Required.
@@ -303,6 +313,7 @@ struct ClusterConfig {
   MasterOptions master;
   DfsOptions dfs;
   SchedulerOptions scheduler;
+  SpeculationOptions speculation;
   JobOptions jobs;
   LogOptions log;
   std::vector<WorkerOptions> workers;

@@ -176,7 +176,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
     sj.reduces.back().index = i;
   }
   job->reduces.resize(static_cast<size_t>(request.reducers()));
-  MR_RETURN_IF_ERROR(dfs_.ns->Mkdir(TempDir(id), /*parents=*/true, WallMs()));
+  MR_RETURN_IF_ERROR(dfs_.ns->Mkdir(TempDir(id), /*parents=*/true, clock_->WallMs()));
   if (Status s = AdoptShippedFiles(id, &params); !s.ok()) {
     dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
     return s;
@@ -191,12 +191,13 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   for (const auto& [k, v] : params) (*r.mutable_spec()->mutable_params())[k] = v;
   r.set_state("running");
   r.set_scheduler(scheduler_->name());
+  r.set_speculator(speculator_->name());
   for (const auto& [k, v] : scheduler_params_) (*r.mutable_scheduler_params())[k] = v;
   r.set_scheduler_seed(static_cast<uint64_t>(config_.scheduler.seed));
   r.set_code_hash(sj.code_hash);
   r.set_input_type(sj.input_type);
   r.set_input_bytes(sj.input_bytes);
-  r.set_submit_ms(WallMs());
+  r.set_submit_ms(clock_->WallMs());
   r.set_maps_total(static_cast<int32_t>(sj.maps.size()));
   r.set_reduces_total(request.reducers());
   r.set_output_replication(output_replication > 0 ? output_replication : config_.dfs.replication);
@@ -253,12 +254,12 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   const sched::JobId sid = job.sid;
   // Tell workers to stop what still runs, and everyone to drop map outputs.
   for (const std::string& w : node_names_) {
-    for (const auto& [is_map, index] : RunningOn(state_, sid, NodeOf(w))) {
+    for (const RunningAttempt& a : RunningOn(state_, sid, NodeOf(w))) {
       pb::TaskRef ref;
       ref.set_job_id(id);
-      ref.set_is_map(is_map);
-      ref.set_index(index);
-      ref.set_attempt(CurrentAttempt(state_, sid, is_map, index));
+      ref.set_is_map(a.is_map);
+      ref.set_index(a.index);
+      ref.set_attempt(a.attempt);
       kills_[w].push_back(ref);
     }
     finished_[w].push_back(id);
@@ -268,7 +269,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   record.set_error(error);
   record.set_maps_running(0);
   record.set_reduces_running(0);
-  record.set_end_ms(WallMs());
+  record.set_end_ms(clock_->WallMs());
   // The temporary directory holds nothing a user wants once the job ended
   // (on success its output was renamed away).
   dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
@@ -304,7 +305,7 @@ void JobTracker::EndUnrecovered(pb::JobRecord record, const std::string& end_sta
   record.set_reduces_done(record.reduces_size());
   record.set_maps_running(0);
   record.set_reduces_running(0);
-  record.set_end_ms(WallMs());
+  record.set_end_ms(clock_->WallMs());
   Summarize(&record);
   if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
   spdlog::warn("job {} {}: {}", id, end_state, error);
@@ -328,13 +329,17 @@ Status JobTracker::Kill(int64_t id) {
 
 // ---------------------------------------------------------------- records
 
-pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::TaskReport& r) const {
+pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::TaskReport& r,
+                                            sched::NodeId node) const {
   const sched::MapTask& m = state_.job(job.sid).maps[static_cast<size_t>(r.index())];
+  const ActiveJob::MapExtra& extra = job.maps[static_cast<size_t>(r.index())];
   pb::MapTaskRecord record;
   pb::MapTaskRecord* t = &record;
   t->set_index(r.index());
-  t->set_node(node_names_[static_cast<size_t>(m.node)]);
-  t->set_locality(LocalityKey(job.maps[static_cast<size_t>(r.index())].locality));
+  t->set_node(node_names_[static_cast<size_t>(node)]);
+  t->set_locality(LocalityKey(node == m.backup_node ? extra.backup_locality : extra.locality));
+  t->set_attempt(r.attempt());
+  t->set_speculative(node == m.backup_node);
   t->set_input_bytes(r.bytes_read());
   *t->mutable_input() = r.input();
   t->set_raw_output_bytes(r.raw_output_bytes());
@@ -350,12 +355,15 @@ pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::Task
   return record;
 }
 
-pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& r) const {
+pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& r,
+                                                  sched::NodeId node) const {
   const sched::ReduceTask& rt = state_.job(job.sid).reduces[static_cast<size_t>(r.index())];
   pb::ReduceTaskRecord record;
   pb::ReduceTaskRecord* t = &record;
   t->set_index(r.index());
-  t->set_node(node_names_[static_cast<size_t>(rt.node)]);
+  t->set_node(node_names_[static_cast<size_t>(node)]);
+  t->set_attempt(r.attempt());
+  t->set_speculative(node == rt.backup_node);
   *t->mutable_shuffle() = r.shuffle();
   *t->mutable_output() = r.output();
   t->set_output_bytes(r.output_bytes());
@@ -430,14 +438,15 @@ pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {
   return r;
 }
 
-pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const {
+pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t index,
+                                  int32_t attempt) const {
   const pb::JobSpec& spec = job.record.spec();
   const sched::Job& sj = state_.job(job.sid);
   pb::TaskSpec t;
   t.set_job_id(job.record.id());
   t.set_is_map(is_map);
   t.set_index(index);
-  t.set_attempt(CurrentAttempt(state_, job.sid, is_map, index));
+  t.set_attempt(attempt);
   t.set_job(spec.job());
   *t.mutable_params() = spec.params();
   t.set_reducers(spec.reducers());

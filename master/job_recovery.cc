@@ -114,14 +114,18 @@ bool JobTracker::AcceptHeldMap(ActiveJob& job, sched::NodeId node, const pb::Tas
     return false;
   }
   const size_t i = static_cast<size_t>(r.index());
-  if (sj.maps[i].state != sched::TaskState::kPending || r.attempt() + 1 < sj.maps[i].attempts) {
+  // Its latest attempt, or the one accepted before the output was lost (a
+  // backup launched after it has a higher number).
+  const bool latest = r.attempt() + 1 >= sj.maps[i].attempts || r.attempt() == sj.maps[i].run.number;
+  if (sj.maps[i].state != sched::TaskState::kPending || !latest) {
     return false;  // running or done elsewhere, or a later attempt exists
   }
   sched::Job& mj = state_.mutable_job(job.sid);
   sched::MapTask& m = mj.maps[i];
   m.state = sched::TaskState::kDone;
   m.node = node;
-  m.attempts = r.attempt() + 1;
+  m.attempts = std::max(m.attempts, r.attempt() + 1);
+  m.run.number = r.attempt();
   m.bytes_read = r.bytes_read();
   m.partition_bytes.assign(r.partition_raw_bytes().begin(), r.partition_raw_bytes().end());
   ++mj.finished_maps;
@@ -134,11 +138,11 @@ bool JobTracker::AcceptHeldMap(ActiveJob& job, sched::NodeId node, const pb::Tas
   const bool recorded = std::any_of(job.record.maps().begin(), job.record.maps().end(),
                                     [&](const pb::MapTaskRecord& t) {
                                       return t.index() == r.index() && t.node() == name &&
-                                             t.attempts() == m.attempts;
+                                             AcceptedAttempt(t) == r.attempt();
                                     });
   if (!recorded) {
     job.maps[i].locality = state_.LocalityOf(node, m.replicas);
-    const pb::MapTaskRecord record = MakeMapRecord(job, r);
+    const pb::MapTaskRecord record = MakeMapRecord(job, r, node);
     Persist(job, &record, nullptr);
     KeepRecord(job, record);
   }
@@ -169,7 +173,7 @@ void JobTracker::Recover(pb::JobRecord record) {
   sj.user = spec.user();
   sj.priority = spec.priority();
   // Its age is kept, so it stays ahead of jobs submitted after it.
-  sj.submit_ms = Now() - std::max<int64_t>(0, WallMs() - record.submit_ms());
+  sj.submit_ms = Now() - std::max<int64_t>(0, clock_->WallMs() - record.submit_ms());
   sj.slowstart = config_.jobs.slowstart;
   sj.input_type = record.input_type();
   sj.known_fp = record.known_fp() < 0 ? std::numeric_limits<double>::quiet_NaN() : record.known_fp();
@@ -230,6 +234,7 @@ void JobTracker::Recover(pb::JobRecord record) {
     rt.state = sched::TaskState::kDone;
     rt.node = NodeOf(t.node());
     rt.attempts = t.attempts();
+    rt.run.number = AcceptedAttempt(t);
     ++s.finished_reduces;
     KeepRecord(j, t);
     done_reduces.push_back(i);
@@ -254,7 +259,7 @@ void JobTracker::Recover(pb::JobRecord record) {
     } else if (!maps_needed) {
       done = true;
     } else {
-      held = has_record ? holds(rec->second.node(), i, rec->second.attempts() - 1) : nullptr;
+      held = has_record ? holds(rec->second.node(), i, AcceptedAttempt(rec->second)) : nullptr;
       done = held != nullptr;
     }
     sched::Job& s = state_.mutable_job(j.sid);
@@ -272,6 +277,7 @@ void JobTracker::Recover(pb::JobRecord record) {
     m.state = sched::TaskState::kDone;
     m.node = NodeOf(t.node());
     m.attempts = t.attempts();
+    m.run.number = AcceptedAttempt(t);
     if (held != nullptr) {
       m.bytes_read = held->bytes_read();
       m.partition_bytes.assign(held->partition_raw_bytes().begin(), held->partition_raw_bytes().end());

@@ -14,23 +14,43 @@ namespace mr::master {
 
 // The policy's launches become TaskSpecs in the heartbeat reply, and its
 // prefetches copy orders to the worker holding the block.
-class JobTracker::HeartbeatLauncher : public sched::Launcher {
+class JobTracker::HeartbeatLauncher : public sched::Launcher, public sched::BackupLauncher {
  public:
   HeartbeatLauncher(JobTracker& tracker, sched::NodeId node, pb::HeartbeatReply* reply)
       : t_(tracker), node_(node), reply_(reply) {}
 
   void LaunchMap(sched::JobId sid, int32_t index) override {
     ActiveJob& job = *t_.Find(t_.job_ids_[static_cast<size_t>(sid)]);
-    t_.state_.LaunchMap(sid, index, node_);
+    t_.state_.LaunchMap(sid, index, node_, t_.Now());
     const sched::MapTask& m = t_.state_.job(sid).maps[static_cast<size_t>(index)];
     job.maps[static_cast<size_t>(index)].locality = t_.state_.LocalityOf(node_, m.replicas);
-    Launched(job, true, index);
+    Launched(job, true, index, m.run.number);
   }
 
   void LaunchReduce(sched::JobId sid, int32_t index) override {
     ActiveJob& job = *t_.Find(t_.job_ids_[static_cast<size_t>(sid)]);
-    t_.state_.LaunchReduce(sid, index, node_);
-    Launched(job, false, index);
+    t_.state_.LaunchReduce(sid, index, node_, t_.Now());
+    Launched(job, false, index, t_.state_.job(sid).reduces[static_cast<size_t>(index)].run.number);
+  }
+
+  // A backup attempt of a running task (job_speculation.cc).
+  void LaunchBackup(const sched::BackupChoice& c) override {
+    ActiveJob& job = *t_.Find(t_.job_ids_[static_cast<size_t>(c.job)]);
+    t_.state_.LaunchBackup(c.job, c.is_map, c.index, node_, t_.Now());
+    const sched::Job& sj = t_.state_.job(c.job);
+    int32_t attempt;
+    if (c.is_map) {
+      const sched::MapTask& m = sj.maps[static_cast<size_t>(c.index)];
+      job.maps[static_cast<size_t>(c.index)].backup_locality = t_.state_.LocalityOf(node_, m.replicas);
+      attempt = m.backup.number;
+    } else {
+      attempt = sj.reduces[static_cast<size_t>(c.index)].backup.number;
+    }
+    job.record.set_backups_launched(job.record.backups_launched() + 1);
+    spdlog::info("job {} {} {}: backup attempt {} on {} ({})", job.record.id(),
+                 c.is_map ? "map" : "reduce", c.index, attempt,
+                 t_.node_names_[static_cast<size_t>(node_)], t_.speculator_->name());
+    Launched(job, c.is_map, c.index, attempt);
   }
 
   void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) override {
@@ -38,9 +58,9 @@ class JobTracker::HeartbeatLauncher : public sched::Launcher {
   }
 
  private:
-  void Launched(ActiveJob& job, bool is_map, int32_t index) {
-    if (job.record.start_ms() == 0) job.record.set_start_ms(WallMs());
-    *reply_->add_launches() = t_.MakeSpec(job, is_map, index);
+  void Launched(ActiveJob& job, bool is_map, int32_t index, int32_t attempt) {
+    if (job.record.start_ms() == 0) job.record.set_start_ms(t_.clock_->WallMs());
+    *reply_->add_launches() = t_.MakeSpec(job, is_map, index, attempt);
   }
 
   JobTracker& t_;
@@ -49,18 +69,21 @@ class JobTracker::HeartbeatLauncher : public sched::Launcher {
 };
 
 JobTracker::JobTracker(const ClusterConfig& config, std::unique_ptr<sched::Scheduler> scheduler,
-                       DfsAccess dfs, std::unique_ptr<JobHistory> history)
-    : config_(config), scheduler_(std::move(scheduler)), dfs_(std::move(dfs)),
-      history_(std::move(history)) {}
+                       std::unique_ptr<sched::Speculator> speculator, DfsAccess dfs,
+                       std::unique_ptr<JobHistory> history, const Clock* clock)
+    : config_(config), scheduler_(std::move(scheduler)), speculator_(std::move(speculator)),
+      dfs_(std::move(dfs)), history_(std::move(history)), clock_(clock),
+      started_ms_(clock->NowMs()) {}
 
 JobTracker::~JobTracker() = default;
 
 Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& config,
                                                        std::unique_ptr<sched::Scheduler> scheduler,
-                                                       DfsAccess dfs) {
+                                                       std::unique_ptr<sched::Speculator> speculator,
+                                                       DfsAccess dfs, const Clock* clock) {
   MR_ASSIGN_OR_RETURN(auto history, JobHistory::Open(config.master.data_dir + "/history"));
-  std::unique_ptr<JobTracker> t(
-      new JobTracker(config, std::move(scheduler), std::move(dfs), std::move(history)));
+  std::unique_ptr<JobTracker> t(new JobTracker(config, std::move(scheduler), std::move(speculator),
+                                               std::move(dfs), std::move(history), clock));
   MR_RETURN_IF_ERROR(t->RestoreScheduler());
   // Jobs that were running when the master stopped are recovered once the
   // workers have registered again (job_recovery.cc).
@@ -78,9 +101,7 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
   return t;
 }
 
-sched::TimeMs JobTracker::Now() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_).count();
-}
+sched::TimeMs JobTracker::Now() const { return clock_->NowMs() - started_ms_; }
 
 sched::NodeId JobTracker::NodeOf(const std::string& worker) const {
   auto it = nodes_.find(worker);
@@ -199,16 +220,25 @@ void JobTracker::WorkerLost(const std::string& worker) {
   for (ActiveJob* job : jobs) {
     const sched::Job& sj = state_.job(job->sid);
     for (const sched::MapTask& m : sj.maps) {
-      if (m.node != node) continue;
-      if (m.state == sched::TaskState::kRunning) {
-        state_.FailMap(job->sid, m.index);
-      } else if (m.state == sched::TaskState::kDone && sj.finished_reduces < static_cast<int>(sj.reduces.size())) {
+      if (AttemptOn(m, node) >= 0) {
+        if (m.backup_node != sched::kNoNode) {
+          state_.DropAttempt(job->sid, true, m.index, node, /*failed=*/false);  // the other runs on
+        } else {
+          state_.FailMap(job->sid, m.index);
+        }
+      } else if (m.node == node && m.state == sched::TaskState::kDone &&
+                 sj.finished_reduces < static_cast<int>(sj.reduces.size())) {
         state_.RedoMap(job->sid, m.index);
         job->maps[static_cast<size_t>(m.index)].output_lost = true;
       }
     }
     for (const sched::ReduceTask& r : sj.reduces) {
-      if (r.node == node && r.state == sched::TaskState::kRunning) state_.FailReduce(job->sid, r.index);
+      if (AttemptOn(r, node) < 0) continue;
+      if (r.backup_node != sched::kNoNode) {
+        state_.DropAttempt(job->sid, false, r.index, node, /*failed=*/false);
+      } else {
+        state_.FailReduce(job->sid, r.index);
+      }
     }
   }
   state_.SetLive(node, false);
@@ -234,15 +264,18 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
     listed.emplace(r.job_id(), r.is_map(), r.index(), r.attempt());
     ApplyReport(node, r);
   }
-  std::vector<std::tuple<int64_t, bool, int32_t>> missing;
+  std::vector<std::tuple<int64_t, bool, int32_t, int32_t>> missing;
   for (auto& [id, job] : active_) {
-    for (const auto& [is_map, index] : RunningOn(state_, job->sid, node)) {
-      const int32_t attempt = CurrentAttempt(state_, job->sid, is_map, index);
-      if (!listed.count({id, is_map, index, attempt})) missing.emplace_back(id, is_map, index);
+    for (const RunningAttempt& a : RunningOn(state_, job->sid, node)) {
+      if (!listed.count({id, a.is_map, a.index, a.attempt})) missing.emplace_back(id, a.is_map, a.index, a.attempt);
     }
   }
-  for (const auto& [id, is_map, index] : missing) {
-    if (ActiveJob* job = Find(id)) TaskFailed(*job, is_map, index, "the worker does not run it", false);
+  for (const auto& [id, is_map, index, attempt] : missing) {
+    ActiveJob* job = Find(id);
+    // Still that attempt (an earlier failure in this loop may have ended the job or the task).
+    if (job != nullptr && AttemptOn(state_, job->sid, is_map, index, node) == attempt) {
+      TaskFailed(*job, is_map, index, node, "the worker does not run it", false);
+    }
   }
   for (auto& ref : kills_[req.worker_id()]) *reply->add_kills() = std::move(ref);
   kills_.erase(req.worker_id());
@@ -256,11 +289,13 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   // Nor does a decommissioning one (its running tasks may finish).
   if (draining_.count(req.worker_id())) return;
   HeartbeatLauncher launcher(*this, node, reply);
-  const auto decision_start = Clock::now();
+  const auto decision_start = std::chrono::steady_clock::now();  // a measurement, not a rule
   scheduler_->Assign(state_, sched::Heartbeat{node, Now()}, launcher);
   if (metrics_) {
-    metrics_->Decision(std::chrono::duration<double>(Clock::now() - decision_start).count());
+    metrics_->Decision(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
   }
+  sched::SpeculateAt(state_, sched::Heartbeat{node, Now()}, *speculator_, *scheduler_, launcher);
 }
 
 // Datacenters no worker is in (no index) are left out.
@@ -340,10 +375,9 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   const sched::Job& sj = state_.job(job->sid);
   const size_t n = r.is_map() ? sj.maps.size() : sj.reduces.size();
   if (r.index() < 0 || static_cast<size_t>(r.index()) >= n) return;
-  // Only the current attempt, running here, counts; a stale attempt's
-  // output file is deleted.
-  const bool current = IsRunning(state_, job->sid, r.is_map(), r.index(), node) &&
-                       CurrentAttempt(state_, job->sid, r.is_map(), r.index()) == r.attempt();
+  // Only an attempt the master runs here counts (the task's original or
+  // its backup); a stale attempt's output file is deleted.
+  const bool current = AttemptOn(state_, job->sid, r.is_map(), r.index(), node) == r.attempt();
   if (!current) {
     if (r.state() == pb::TaskReport::SUCCEEDED && !r.output_file().empty()) {
       dfs_.remove(r.output_file(), false);
@@ -352,9 +386,10 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   }
   switch (r.state()) {
     case pb::TaskReport::RUNNING: {
-      sched::Job& mj = state_.mutable_job(job->sid);
-      if (r.is_map()) {
-        sched::MapTask& m = mj.maps[static_cast<size_t>(r.index())];
+      state_.SetProgress(job->sid, r.is_map(), r.index(), node, r.progress(), Now());
+      // The original attempt's sizes (Shen Eq. 3); a backup's stay its own.
+      if (r.is_map() && sj.maps[static_cast<size_t>(r.index())].node == node) {
+        sched::MapTask& m = state_.mutable_job(job->sid).maps[static_cast<size_t>(r.index())];
         m.bytes_read = r.bytes_read();
         m.partition_bytes.assign(r.partition_raw_bytes().begin(), r.partition_raw_bytes().end());
       }
@@ -362,9 +397,9 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
     }
     case pb::TaskReport::SUCCEEDED:
       if (r.is_map()) {
-        MapSucceeded(*job, r);
+        MapSucceeded(*job, r, node);
       } else {
-        ReduceSucceeded(*job, r);
+        ReduceSucceeded(*job, r, node);
       }
       break;
     case pb::TaskReport::FAILED:
@@ -372,13 +407,14 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
       // The map waited jobs.block_wait_ms for its block; if the block still
       // has no live replica, more attempts would only wait again.
       if (r.is_map() && r.input_unavailable() &&
+          sj.maps[static_cast<size_t>(r.index())].backup_node == sched::kNoNode &&
           dfs_.replicas(sj.maps[static_cast<size_t>(r.index())].block).empty()) {
         spdlog::warn("job {} map {}: {}", r.job_id(), r.index(), r.error());
         EndJob(*job, "failed", "map " + std::to_string(r.index()) + ": " + r.error());
         break;
       }
       AddRetried(&job->record, r);  // what the attempt moved before it ended
-      TaskFailed(*job, r.is_map(), r.index(), r.error().empty() ? "killed" : r.error(), true);
+      TaskFailed(*job, r.is_map(), r.index(), node, r.error().empty() ? "killed" : r.error(), true);
       break;
     default:
       break;
@@ -388,13 +424,13 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
 // The task's record is written to the history before its output is
 // committed, so a restarted master finds a record for every committed part
 // (a record without its part is ignored: the task runs again).
-void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
+void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::NodeId node) {
   const bool map_only = job.record.spec().reducers() == 0;
-  const pb::MapTaskRecord record = MakeMapRecord(job, r);
+  const pb::MapTaskRecord record = MakeMapRecord(job, r, node);
   Persist(job, &record, nullptr);
   if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index()))) {
     AddRetried(&job.record, r);
-    TaskFailed(job, true, r.index(), "cannot commit its output", true);
+    TaskFailed(job, true, r.index(), node, "cannot commit its output", true);
     return;
   }
   KeepRecord(job, record);
@@ -404,22 +440,26 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r) {
   sched::MapTask& m = state_.mutable_job(job.sid).maps[static_cast<size_t>(r.index())];
   m.bytes_read = r.bytes_read();
   m.partition_bytes.assign(r.partition_raw_bytes().begin(), r.partition_raw_bytes().end());
-  state_.FinishMap(job.sid, r.index(), static_cast<double>(r.run_ms()));
+  SettleRace(job, true, r.index(), node);
+  state_.SetProgress(job.sid, true, r.index(), node, 1.0, Now());
+  state_.FinishMap(job.sid, r.index(), static_cast<double>(r.run_ms()), node);
   scheduler_->OnMapFinished(state_, job.sid, r.index(), Now());
   MaybeFinish(job);
 }
 
-void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r) {
-  const pb::ReduceTaskRecord record = MakeReduceRecord(job, r);
+void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::NodeId node) {
+  const pb::ReduceTaskRecord record = MakeReduceRecord(job, r, node);
   Persist(job, nullptr, &record);
   if (!CommitOutput(job, r.output_file(), PartName("part-", r.index()))) {
     AddRetried(&job.record, r);
-    TaskFailed(job, false, r.index(), "cannot commit its output", true);
+    TaskFailed(job, false, r.index(), node, "cannot commit its output", true);
     return;
   }
   KeepRecord(job, record);
   if (metrics_) metrics_->ReduceDone(record, node_info_[static_cast<size_t>(NodeOf(record.node()))].datacenter());
-  state_.FinishReduce(job.sid, r.index());
+  SettleRace(job, false, r.index(), node);
+  state_.SetProgress(job.sid, false, r.index(), node, 1.0, Now());
+  state_.FinishReduce(job.sid, r.index(), node);
   scheduler_->OnReduceFinished(state_, job.sid, r.index(), Now());
   MaybeFinish(job);
 }
@@ -435,15 +475,22 @@ bool JobTracker::CommitOutput(ActiveJob& job, const std::string& file, const std
   return s.ok();
 }
 
-void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, const std::string& why,
-                            bool counts) {
+void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
+                            const std::string& why, bool counts) {
   const int64_t id = job.record.id();
-  if (is_map) {
+  const sched::Job& sj = state_.job(job.sid);
+  const bool backed_up = is_map ? sj.maps[static_cast<size_t>(index)].backup_node != sched::kNoNode
+                                : sj.reduces[static_cast<size_t>(index)].backup_node != sched::kNoNode;
+  if (backed_up) {
+    state_.DropAttempt(job.sid, is_map, index, node, counts);
+  } else if (is_map) {
     state_.FailMap(job.sid, index);
   } else {
     state_.FailReduce(job.sid, index);
   }
-  spdlog::warn("job {} {} {}: attempt failed: {}", id, is_map ? "map" : "reduce", index, why);
+  spdlog::warn("job {} {} {}: attempt on {} failed{}: {}", id, is_map ? "map" : "reduce", index,
+               node_names_[static_cast<size_t>(node)], backed_up ? " (its other attempt runs on)" : "",
+               why);
   if (counts) {
     job.record.set_failed_attempts(job.record.failed_attempts() + 1);
     int& failures = is_map ? job.maps[static_cast<size_t>(index)].failures
@@ -455,7 +502,7 @@ void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, const st
       return;
     }
   }
-  scheduler_->OnTaskFailed(state_, job.sid, index, is_map, Now());
+  if (!backed_up) scheduler_->OnTaskFailed(state_, job.sid, index, is_map, Now());
 }
 
 void JobTracker::MaybeFinish(ActiveJob& job) {
@@ -488,7 +535,7 @@ Status JobTracker::MapOutputs(const pb::MapOutputsRequest& req, pb::MapOutputsRe
     const pb::WorkerInfo& info = node_info_[static_cast<size_t>(m.node)];
     pb::MapOutputLocation* loc = reply->add_outputs();
     loc->set_map_index(m.index);
-    loc->set_attempt(m.attempts - 1);
+    loc->set_attempt(m.run.number);
     loc->set_worker_id(info.id());
     loc->set_address(info.address());
     loc->set_datacenter(info.datacenter());
@@ -504,7 +551,7 @@ Status JobTracker::FetchFailed(const pb::FetchFailedRequest& req) {
     return Status::InvalidArgument("no map " + std::to_string(req.map_index()));
   }
   const sched::MapTask& m = sj.maps[static_cast<size_t>(req.map_index())];
-  if (m.state != sched::TaskState::kDone || m.attempts - 1 != req.attempt()) return Status::OK();
+  if (m.state != sched::TaskState::kDone || m.run.number != req.attempt()) return Status::OK();
   int& reports = job->maps[static_cast<size_t>(req.map_index())].fetch_failures;
   ++reports;
   const bool lost = !state_.node(m.node).live;

@@ -14,6 +14,11 @@
 //             when the master accepts the task's success (a later duplicate
 //             attempt is deleted), and the directory is renamed to the job's
 //             output when every task is done: output appears all at once.
+//   Backups   when a heartbeat leaves slots idle and nothing is pending, the
+//             speculator ([speculation]) names running tasks worth a second
+//             attempt and the policy says whether this node takes each; the
+//             first attempt to succeed commits, the other is killed
+//             (job_speculation.cc).
 //   Faults    a failed attempt runs again (up to jobs.max_attempts, preferably
 //             elsewhere); a lost worker's running tasks, and its finished
 //             maps whose output unfinished reduces still need, run again; a
@@ -41,12 +46,14 @@
 #include "common/config.h"
 #include "dfs/namespace.h"
 #include "jobs/job.h"
+#include "master/clock.h"
 #include "master/job_history.h"
 #include "master/link_costs.h"
 #include "master/metrics.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/speculator.h"
 
 namespace mr::master {
 
@@ -69,13 +76,19 @@ class JobTracker {
   // Opens the history in <master.data_dir>/history; jobs it shows running
   // were cut off by a master restart: they are recovered once every worker
   // registered again, or after jobs.recovery_wait_ms (job_recovery.cc).
-  // Until then nothing is launched.
+  // Until then nothing is launched. Every rule that depends on time reads
+  // `clock` (not owned; must outlive this).
   static Result<std::unique_ptr<JobTracker>> Create(const ClusterConfig& config,
                                                     std::unique_ptr<sched::Scheduler> scheduler,
-                                                    DfsAccess dfs);
+                                                    std::unique_ptr<sched::Speculator> speculator,
+                                                    DfsAccess dfs,
+                                                    const Clock* clock = SystemClock::Get());
   ~JobTracker();
 
   const sched::Scheduler& scheduler() const { return *scheduler_; }
+  const sched::Speculator& speculator() const { return *speculator_; }
+  // The state the policy reads (for tests and status pages).
+  const sched::ClusterState& state() const { return state_; }
 
   // Membership, from the master's registration and liveness checks.
   // AddWorker makes a worker known (at start for the workers the master
@@ -140,10 +153,10 @@ class JobTracker {
  private:
   struct ActiveJob;
   class HeartbeatLauncher;
-  using Clock = std::chrono::steady_clock;
 
   JobTracker(const ClusterConfig& config, std::unique_ptr<sched::Scheduler> scheduler,
-             DfsAccess dfs, std::unique_ptr<JobHistory> history);
+             std::unique_ptr<sched::Speculator> speculator, DfsAccess dfs,
+             std::unique_ptr<JobHistory> history, const Clock* clock);
 
   sched::TimeMs Now() const;
   // At start: the last `scheduler set` replaces the file's policy, unless
@@ -155,10 +168,19 @@ class JobTracker {
   ActiveJob* Find(int64_t id) const;
 
   void ApplyReport(sched::NodeId node, const pb::TaskReport& report);
-  void MapSucceeded(ActiveJob& job, const pb::TaskReport& report);
-  void ReduceSucceeded(ActiveJob& job, const pb::TaskReport& report);
-  void TaskFailed(ActiveJob& job, bool is_map, int32_t index, const std::string& why,
-                  bool counts);
+  void MapSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
+  void ReduceSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
+  // The task's attempt on `node` failed (`counts`: toward max_attempts),
+  // was killed or lost. Without a backup the task is pending again; with
+  // one, the other attempt runs on.
+  void TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
+                  const std::string& why, bool counts);
+
+  // job_speculation.cc
+  // The attempt on `winner` succeeded: if the task has a backup, the other
+  // attempt is killed and the job's speculation figures count the race.
+  // Call before FinishMap / FinishReduce.
+  void SettleRace(ActiveJob& job, bool is_map, int32_t index, sched::NodeId winner);
   bool CommitOutput(ActiveJob& job, const std::string& file, const std::string& part);
   void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to);
   void MaybeFinish(ActiveJob& job);
@@ -179,8 +201,11 @@ class JobTracker {
 
   // job_records.cc
   // A task's record from its success report (the task still shows running).
-  pb::MapTaskRecord MakeMapRecord(const ActiveJob& job, const pb::TaskReport& report) const;
-  pb::ReduceTaskRecord MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& report) const;
+  // `node` runs the attempt that reported.
+  pb::MapTaskRecord MakeMapRecord(const ActiveJob& job, const pb::TaskReport& report,
+                                  sched::NodeId node) const;
+  pb::ReduceTaskRecord MakeReduceRecord(const ActiveJob& job, const pb::TaskReport& report,
+                                        sched::NodeId node) const;
   // Puts the task's record into the job's record (replacing an earlier one).
   static void KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task);
   static void KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task);
@@ -191,7 +216,7 @@ class JobTracker {
   void EndUnrecovered(pb::JobRecord record, const std::string& state, const std::string& error);
   // The record with its counters brought up to date.
   pb::JobRecord Snapshot(const ActiveJob& job) const;
-  pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index) const;
+  pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index, int32_t attempt) const;
   // The replication a job's reduces ask for their output files: its own
   // output_replication, else [jobs] output_replication, else 0 — the DFS's
   // default, which it accepts while fewer workers are known and tops up
@@ -201,6 +226,7 @@ class JobTracker {
   ClusterConfig config_;
   MasterMetrics* metrics_ = nullptr;
   std::unique_ptr<sched::Scheduler> scheduler_;
+  std::unique_ptr<sched::Speculator> speculator_;
   // The hosted policy's parameters (complete, as text) and where the choice
   // came from: "file" or "set".
   std::map<std::string, std::string> scheduler_params_;
@@ -219,7 +245,8 @@ class JobTracker {
   // Per worker: task attempts to stop, jobs whose map outputs to delete.
   std::unordered_map<std::string, std::vector<pb::TaskRef>> kills_;
   std::unordered_map<std::string, std::vector<int64_t>> finished_;
-  Clock::time_point started_ = Clock::now();
+  const Clock* clock_;
+  int64_t started_ms_;  // clock_->NowMs() at construction: Now() counts from here
   // Restart recovery: running jobs found in the history (tasks loaded),
   // until MaybeRecover re-creates them; the map outputs each registered
   // worker holds meanwhile; when to stop waiting for workers.

@@ -2,6 +2,7 @@
 // job) and job_records.cc (submission, records, history). Not an interface.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@ struct JobTracker::ActiveJob {
   struct MapExtra {
     Split split;
     sched::Locality locality = sched::Locality::kNode;  // of the running attempt
+    sched::Locality backup_locality = sched::Locality::kNode;  // of a backup attempt
     int failures = 0;       // failed attempts (lost workers do not count)
     int fetch_failures = 0; // reports against the current output
     bool output_lost = false;
@@ -46,37 +48,49 @@ inline std::string PartName(const char* prefix, int32_t index) {
   return prefix + std::string(buf);
 }
 
-// (is_map, index) of the job's tasks running on `node`.
-inline std::vector<std::pair<bool, int32_t>> RunningOn(const sched::ClusterState& state,
-                                                       sched::JobId job, sched::NodeId node) {
-  std::vector<std::pair<bool, int32_t>> out;
+// One attempt of one of a job's tasks.
+struct RunningAttempt {
+  bool is_map = true;
+  int32_t index = 0;
+  int32_t attempt = 0;
+};
+
+// The number of the attempt of the task (map or reduce) running on `node`
+// — its original or its backup — or -1.
+template <typename Task>
+int32_t AttemptOn(const Task& t, sched::NodeId node) {
+  if (t.state != sched::TaskState::kRunning || node == sched::kNoNode) return -1;
+  if (t.node == node) return t.run.number;
+  if (t.backup_node == node) return t.backup.number;
+  return -1;
+}
+
+inline int32_t AttemptOn(const sched::ClusterState& state, sched::JobId job, bool is_map,
+                         int32_t index, sched::NodeId node) {
+  const sched::Job& j = state.job(job);
+  return is_map ? AttemptOn(j.maps[static_cast<size_t>(index)], node)
+                : AttemptOn(j.reduces[static_cast<size_t>(index)], node);
+}
+
+// The job's attempts running on `node`.
+inline std::vector<RunningAttempt> RunningOn(const sched::ClusterState& state, sched::JobId job,
+                                             sched::NodeId node) {
+  std::vector<RunningAttempt> out;
   const sched::Job& j = state.job(job);
   for (const auto& m : j.maps) {
-    if (m.state == sched::TaskState::kRunning && m.node == node) out.emplace_back(true, m.index);
+    if (const int32_t a = AttemptOn(m, node); a >= 0) out.push_back({true, m.index, a});
   }
   for (const auto& r : j.reduces) {
-    if (r.state == sched::TaskState::kRunning && r.node == node) out.emplace_back(false, r.index);
+    if (const int32_t a = AttemptOn(r, node); a >= 0) out.push_back({false, r.index, a});
   }
   return out;
 }
 
-// The attempt number of the task's latest launch (0 for the first).
-inline int32_t CurrentAttempt(const sched::ClusterState& state, sched::JobId job, bool is_map,
-                              int32_t index) {
-  const sched::Job& j = state.job(job);
-  return (is_map ? j.maps[static_cast<size_t>(index)].attempts
-                 : j.reduces[static_cast<size_t>(index)].attempts) - 1;
-}
-
-inline bool IsRunning(const sched::ClusterState& state, sched::JobId job, bool is_map,
-                      int32_t index, sched::NodeId node) {
-  const sched::Job& j = state.job(job);
-  if (is_map) {
-    const auto& m = j.maps[static_cast<size_t>(index)];
-    return m.state == sched::TaskState::kRunning && m.node == node;
-  }
-  const auto& r = j.reduces[static_cast<size_t>(index)];
-  return r.state == sched::TaskState::kRunning && r.node == node;
+// The accepted attempt of a task's record: its `attempt`, or in records
+// older than that field attempts − 1.
+template <typename Record>
+int32_t AcceptedAttempt(const Record& r) {
+  return r.has_attempt() ? r.attempt() : std::max(0, r.attempts() - 1);
 }
 
 // Adds b into a.

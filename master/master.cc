@@ -84,6 +84,12 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   env.seed = static_cast<uint64_t>(config.scheduler.seed);
   auto scheduler = sched::MakeScheduler(config.scheduler.name, sched_params, env);
   if (!scheduler.ok()) return scheduler.status().WithContext("[scheduler]");
+  sched::SchedulerParams spec_params;
+  for (const auto& [key, value] : config.speculation.params) {
+    spec_params[key] = std::visit([](const auto& v) { return sched::ParamValue(v); }, value);
+  }
+  auto speculator = sched::MakeSpeculator(config.speculation.name, spec_params);
+  if (!speculator.ok()) return speculator.status().WithContext("[speculation]");
   std::error_code ec;
   std::filesystem::create_directories(config.master.data_dir, ec);
   if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
@@ -129,7 +135,8 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
     self->workers_.at(from)->pending_transfers.push_back(std::move(cmd));
   };
   dfs.check_replication = [self](int replication) { return self->CheckReplication(replication); };
-  MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(), std::move(dfs)));
+  MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(),
+                                                   std::move(speculator).value(), std::move(dfs)));
   // The workers this master admitted before (labels, decommissioning
   // state), then the complete [[worker]] entries it has not seen yet: known,
   // not live, until they register.
@@ -162,10 +169,11 @@ Status Master::Start() {
   asio::co_spawn(io_, Tick(), asio::detached);
   if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
   spdlog::info(
-      "master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', epoch "
-      "{})",
+      "master '{}' listening on {}:{} ({} files, {} blocks, placement '{}', scheduler '{}', "
+      "speculator '{}', epoch {})",
       config_.cluster.name, config_.master.listen_address().host, server_->port(), namespace_->file_count(),
-      blocks_.size(), placement_->name(), jobs_->scheduler().name(), epoch_);
+      blocks_.size(), placement_->name(), jobs_->scheduler().name(), jobs_->speculator().name(),
+      epoch_);
   return Status::OK();
 }
 

@@ -207,19 +207,53 @@ void AddFailedOn(std::vector<NodeId>& failed_on, NodeId node) {
   }
 }
 
+Node& CheckNode(std::vector<Node>& nodes, const char* call, NodeId id) {
+  if (id < 0 || static_cast<size_t>(id) >= nodes.size()) Die(call, "unknown node");
+  return nodes[static_cast<size_t>(id)];
+}
+
+Attempt NewAttempt(int number, TimeMs now) {
+  Attempt a;
+  a.number = number;
+  a.start_ms = now;
+  a.progress_ms = now;
+  return a;
+}
+
+// The running slot count of `n` for a task of this kind.
+int& Slots(Node& n, bool is_map) { return is_map ? n.running_maps : n.running_reduces; }
+
+// With a backup running, the attempt on `winner` becomes the task's and
+// the other attempt's slot is freed; returns 1 when a backup was running.
+template <typename T>
+int SettleBackup(std::vector<Node>& nodes, T& t, bool is_map, NodeId winner, const char* call) {
+  if (t.backup_node == kNoNode) {
+    if (winner != kNoNode && winner != t.node) Die(call, "the winner runs no attempt of the task");
+    return 0;
+  }
+  if (winner == kNoNode) winner = t.node;
+  if (winner != t.node && winner != t.backup_node) Die(call, "the winner runs no attempt of the task");
+  const NodeId loser = winner == t.node ? t.backup_node : t.node;
+  --Slots(nodes[static_cast<size_t>(loser)], is_map);
+  if (winner == t.backup_node) {
+    t.node = t.backup_node;
+    t.run = t.backup;
+  }
+  t.backup_node = kNoNode;
+  t.backup = Attempt{};
+  return 1;
+}
+
 }  // namespace
 
-void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id) {
+void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id, TimeMs now) {
   Job& job = CheckJob(jobs_, "LaunchMap", job_id);
   MapTask& m = CheckTask(job.maps, "LaunchMap", job_id, index, TaskState::kPending);
-  if (node_id < 0 || static_cast<size_t>(node_id) >= nodes_.size()) {
-    Die("LaunchMap", "unknown node");
-  }
-  Node& n = nodes_[static_cast<size_t>(node_id)];
+  Node& n = CheckNode(nodes_, "LaunchMap", node_id);
   if (n.free_map_slots() <= 0) Die("LaunchMap", n.name + " has no free map slot (or is not live)");
   m.state = TaskState::kRunning;
   m.node = node_id;
-  ++m.attempts;
+  m.run = NewAttempt(m.attempts++, now);
   m.bytes_read = 0;
   m.partition_bytes.clear();
   ++job.running_maps;
@@ -228,20 +262,17 @@ void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id) {
   Changed(job_id);
 }
 
-void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id) {
+void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id, TimeMs now) {
   Job& job = CheckJob(jobs_, "LaunchReduce", job_id);
   ReduceTask& r = CheckTask(job.reduces, "LaunchReduce", job_id, index, TaskState::kPending);
   if (!job.reduces_may_start()) Die("LaunchReduce", Task(job_id, index) + " before slow-start");
-  if (node_id < 0 || static_cast<size_t>(node_id) >= nodes_.size()) {
-    Die("LaunchReduce", "unknown node");
-  }
-  Node& n = nodes_[static_cast<size_t>(node_id)];
+  Node& n = CheckNode(nodes_, "LaunchReduce", node_id);
   if (n.free_reduce_slots() <= 0) {
     Die("LaunchReduce", n.name + " has no free reduce slot (or is not live)");
   }
   r.state = TaskState::kRunning;
   r.node = node_id;
-  ++r.attempts;
+  r.run = NewAttempt(r.attempts++, now);
   ++job.running_reduces;
   ++n.running_reduces;
   ++running_reduces_;
@@ -249,10 +280,12 @@ void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id) {
 }
 
 // The locality is the node the map ran on against its replicas at the end.
-void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms) {
+void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms, NodeId winner) {
   Job& job = CheckJob(jobs_, "FinishMap", job_id);
   MapTask& m = CheckTask(job.maps, "FinishMap", job_id, index, TaskState::kRunning);
   if (!(run_ms >= 0)) Die("FinishMap", "run_ms must be >= 0");
+  backup_maps_ -= SettleBackup(nodes_, m, true, winner, "FinishMap");
+  m.run.progress = 1;
   m.state = TaskState::kDone;
   --job.running_maps;
   ++job.finished_maps;
@@ -265,9 +298,11 @@ void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms) {
       (run_ms - measurements_.avg_map_ms[level]) / static_cast<double>(n);
 }
 
-void ClusterState::FinishReduce(JobId job_id, int32_t index) {
+void ClusterState::FinishReduce(JobId job_id, int32_t index, NodeId winner) {
   Job& job = CheckJob(jobs_, "FinishReduce", job_id);
   ReduceTask& r = CheckTask(job.reduces, "FinishReduce", job_id, index, TaskState::kRunning);
+  backup_reduces_ -= SettleBackup(nodes_, r, false, winner, "FinishReduce");
+  r.run.progress = 1;
   r.state = TaskState::kDone;
   --job.running_reduces;
   ++job.finished_reduces;
@@ -279,6 +314,7 @@ void ClusterState::FinishReduce(JobId job_id, int32_t index) {
 void ClusterState::FailMap(JobId job_id, int32_t index) {
   Job& job = CheckJob(jobs_, "FailMap", job_id);
   MapTask& m = CheckTask(job.maps, "FailMap", job_id, index, TaskState::kRunning);
+  if (m.backup_node != kNoNode) Die("FailMap", Task(job_id, index) + " has a backup: DropAttempt");
   AddFailedOn(m.failed_on, m.node);
   --nodes_[static_cast<size_t>(m.node)].running_maps;
   --job.running_maps;
@@ -291,6 +327,7 @@ void ClusterState::FailMap(JobId job_id, int32_t index) {
 void ClusterState::FailReduce(JobId job_id, int32_t index) {
   Job& job = CheckJob(jobs_, "FailReduce", job_id);
   ReduceTask& r = CheckTask(job.reduces, "FailReduce", job_id, index, TaskState::kRunning);
+  if (r.backup_node != kNoNode) Die("FailReduce", Task(job_id, index) + " has a backup: DropAttempt");
   AddFailedOn(r.failed_on, r.node);
   --nodes_[static_cast<size_t>(r.node)].running_reduces;
   --job.running_reduces;
@@ -316,12 +353,14 @@ void ClusterState::FinishJob(JobId job_id) {
   Job& job = CheckJob(jobs_, "FinishJob", job_id);
   for (MapTask& m : job.maps) {
     if (m.state != TaskState::kRunning) continue;
+    backup_maps_ -= SettleBackup(nodes_, m, true, kNoNode, "FinishJob");
     --nodes_[static_cast<size_t>(m.node)].running_maps;
     m.state = TaskState::kPending;
     m.node = kNoNode;
   }
   for (ReduceTask& r : job.reduces) {
     if (r.state != TaskState::kRunning) continue;
+    backup_reduces_ -= SettleBackup(nodes_, r, false, kNoNode, "FinishJob");
     --nodes_[static_cast<size_t>(r.node)].running_reduces;
     r.state = TaskState::kPending;
     r.node = kNoNode;
@@ -333,6 +372,83 @@ void ClusterState::FinishJob(JobId job_id) {
   job.done = true;
   active_.erase(std::find(active_.begin(), active_.end(), job_id));
   Changed(job_id);
+}
+
+// ---------------------------------------------------------------- backups
+
+namespace {
+
+// The running task (map or reduce) `index` of `job`, for the calls below.
+template <typename T>
+T& RunningTask(std::vector<T>& tasks, const char* call, JobId job, int32_t index) {
+  return CheckTask(tasks, call, job, index, TaskState::kRunning);
+}
+
+}  // namespace
+
+void ClusterState::LaunchBackup(JobId job_id, bool is_map, int32_t index, NodeId node_id,
+                                TimeMs now) {
+  Job& job = CheckJob(jobs_, "LaunchBackup", job_id);
+  Node& n = CheckNode(nodes_, "LaunchBackup", node_id);
+  auto launch = [&](auto& t, int free) {
+    if (t.backup_node != kNoNode) Die("LaunchBackup", Task(job_id, index) + " has a backup already");
+    if (t.node == node_id) Die("LaunchBackup", Task(job_id, index) + " runs on " + n.name + " already");
+    if (free <= 0) Die("LaunchBackup", n.name + " has no free slot (or is not live)");
+    t.backup_node = node_id;
+    t.backup = NewAttempt(t.attempts++, now);
+  };
+  if (is_map) {
+    launch(RunningTask(job.maps, "LaunchBackup", job_id, index), n.free_map_slots());
+    ++n.running_maps;
+    ++backup_maps_;
+  } else {
+    launch(RunningTask(job.reduces, "LaunchBackup", job_id, index), n.free_reduce_slots());
+    ++n.running_reduces;
+    ++backup_reduces_;
+  }
+  Changed(job_id);
+}
+
+void ClusterState::DropAttempt(JobId job_id, bool is_map, int32_t index, NodeId node_id,
+                               bool failed) {
+  Job& job = CheckJob(jobs_, "DropAttempt", job_id);
+  auto drop = [&](auto& t) {
+    if (t.backup_node == kNoNode || (node_id != t.node && node_id != t.backup_node)) {
+      Die("DropAttempt", Task(job_id, index) + " has no second attempt on that node");
+    }
+    if (failed) AddFailedOn(t.failed_on, node_id);
+    // The other attempt wins the task's place: SettleBackup frees the
+    // dropped one's slot.
+    SettleBackup(nodes_, t, is_map, node_id == t.node ? t.backup_node : t.node, "DropAttempt");
+  };
+  if (is_map) {
+    drop(RunningTask(job.maps, "DropAttempt", job_id, index));
+    --backup_maps_;
+  } else {
+    drop(RunningTask(job.reduces, "DropAttempt", job_id, index));
+    --backup_reduces_;
+  }
+  Changed(job_id);
+}
+
+void ClusterState::SetProgress(JobId job_id, bool is_map, int32_t index, NodeId node,
+                               double progress, TimeMs now) {
+  if (job_id < 0 || static_cast<size_t>(job_id) >= jobs_.size()) return;
+  Job& job = jobs_[static_cast<size_t>(job_id)];
+  auto set = [&](auto& tasks) {
+    if (index < 0 || static_cast<size_t>(index) >= tasks.size()) return;
+    auto& t = tasks[static_cast<size_t>(index)];
+    if (t.state != TaskState::kRunning) return;
+    Attempt* a = node == t.node ? &t.run : node == t.backup_node ? &t.backup : nullptr;
+    if (a == nullptr) return;
+    a->progress = std::clamp(progress, 0.0, 1.0);
+    a->progress_ms = now;
+  };
+  if (is_map) {
+    set(job.maps);
+  } else {
+    set(job.reduces);
+  }
 }
 
 }  // namespace mr::sched

@@ -40,7 +40,8 @@ struct Node {
   int32_t rack = -1;           // dense rack index, -1 when racks are not configured
   int map_slots = 0;
   int reduce_slots = 0;
-  int running_maps = 0;        // maintained by the host
+  // Attempts running here (backups included), maintained by the host.
+  int running_maps = 0;
   int running_reduces = 0;
   bool live = true;
   // Decommissioning: live, but the host launches nothing there (so a task
@@ -52,6 +53,21 @@ struct Node {
 
 enum class TaskState : int8_t { kPending = 0, kRunning = 1, kDone = 2 };
 
+// One attempt of a task as the host last heard of it: a running task has
+// one (on its `node`) and, under speculative execution, at most one more
+// (the backup, on `backup_node`).
+struct Attempt {
+  int32_t number = -1;      // 0 for the task's first launch
+  TimeMs start_ms = 0;      // host time of the launch
+  // Hadoop's progress score in [0, 1] — a map: the fraction of its split
+  // read; a reduce: copy, sort and reduce a third each — and the host time
+  // it was reported at (start_ms until the first report). Once the task
+  // is done: 1, at the time it ended (the host reports 1 just before
+  // FinishMap or FinishReduce). speculator.h's ProgressRate reads them.
+  double progress = 0;
+  TimeMs progress_ms = 0;
+};
+
 struct MapTask {
   int32_t index = 0;
   uint64_t block = 0;          // DFS block id of the split
@@ -59,8 +75,11 @@ struct MapTask {
   std::vector<NodeId> replicas;
   TaskState state = TaskState::kPending;
   NodeId node = kNoNode;       // where it runs or ran (kDone: where its output lives)
-  int attempts = 0;            // launches so far
+  int attempts = 0;            // launches so far, backups included
   std::vector<NodeId> failed_on;
+  Attempt run;                 // the attempt on `node` (kDone: the one that won)
+  NodeId backup_node = kNoNode;  // a running speculative attempt's node, or kNoNode
+  Attempt backup;
   // Progress reported by the running attempt (Shen Eq. 3 estimates from it).
   int64_t bytes_read = 0;
   // Output so far in bytes, per reduce partition (the master reports key +
@@ -73,8 +92,11 @@ struct ReduceTask {
   int32_t index = 0;
   TaskState state = TaskState::kPending;
   NodeId node = kNoNode;
-  int attempts = 0;
+  int attempts = 0;            // launches so far, backups included
   std::vector<NodeId> failed_on;
+  Attempt run;                 // as in MapTask
+  NodeId backup_node = kNoNode;
+  Attempt backup;
 };
 
 struct Job {
@@ -95,7 +117,7 @@ struct Job {
   std::vector<ReduceTask> reduces;
   int finished_maps = 0;       // maintained by the host
   int finished_reduces = 0;
-  int running_maps = 0;
+  int running_maps = 0;        // tasks running (a task with a backup counts once)
   int running_reduces = 0;
   bool done = false;
 
@@ -145,6 +167,8 @@ class ClusterState {
   // mutations below.
   int running_maps() const { return running_maps_; }
   int running_reduces() const { return running_reduces_; }
+  // Speculative (backup) attempts running now, by kind.
+  int running_backups(bool is_map) const { return is_map ? backup_maps_ : backup_reduces_; }
 
   // What changed, so that a policy caching per-job facts (an order's keys,
   // a queue's totals) need not re-read every job at every heartbeat. Every
@@ -176,13 +200,32 @@ class ClusterState {
   void SetSlots(NodeId node, int map_slots, int reduce_slots);
   void SetDistances(std::vector<std::vector<double>> matrix);
   JobId AddJob(Job job);  // job.id is assigned
-  void LaunchMap(JobId job, int32_t index, NodeId node);
-  void LaunchReduce(JobId job, int32_t index, NodeId node);
-  void FinishMap(JobId job, int32_t index, double run_ms);
-  void FinishReduce(JobId job, int32_t index);
-  // A failed or lost attempt: the task is pending again.
+  // `now` (host time) becomes the attempt's start_ms.
+  void LaunchMap(JobId job, int32_t index, NodeId node, TimeMs now = 0);
+  void LaunchReduce(JobId job, int32_t index, NodeId node, TimeMs now = 0);
+  // A task ends with the success of its attempt on `winner` (kNoNode: on
+  // `node`). With a backup running, the other attempt's slot is freed too
+  // (the host kills it) and `node` becomes the winner's.
+  void FinishMap(JobId job, int32_t index, double run_ms, NodeId winner = kNoNode);
+  void FinishReduce(JobId job, int32_t index, NodeId winner = kNoNode);
+  // A failed or lost attempt: the task is pending again. REQUIRES: no
+  // backup (with one, the host calls DropAttempt).
   void FailMap(JobId job, int32_t index);
   void FailReduce(JobId job, int32_t index);
+
+  // ---- Speculative execution (scheduler/speculator.h). ----
+  // Starts a backup attempt of a running task on `node`. REQUIRES: running,
+  // no backup yet, `node` is not the task's node and has a free slot.
+  void LaunchBackup(JobId job, bool is_map, int32_t index, NodeId node, TimeMs now);
+  // One of a task's two attempts ended without the task ending (it failed,
+  // was killed or its node was lost): the other runs on alone, as the
+  // task's attempt. `failed` adds `node` to failed_on. REQUIRES: a backup
+  // runs and `node` is the task's node or its backup's.
+  void DropAttempt(JobId job, bool is_map, int32_t index, NodeId node, bool failed);
+  // The progress the attempt running on `node` reported at `now`. Not a
+  // change in the log (policies cache no progress). Ignored when no
+  // attempt of the task runs there.
+  void SetProgress(JobId job, bool is_map, int32_t index, NodeId node, double progress, TimeMs now);
   // A finished map whose output was on a lost node must run again.
   void RedoMap(JobId job, int32_t index);
   void FinishJob(JobId job);
@@ -204,6 +247,7 @@ class ClusterState {
   int datacenters_ = 0;
   bool has_racks_ = false;
   int running_maps_ = 0, running_reduces_ = 0;
+  int backup_maps_ = 0, backup_reduces_ = 0;
   int live_map_slots_ = 0, live_reduce_slots_ = 0;
   std::vector<JobId> log_;  // changes log_base_, log_base_ + 1, ...
   uint64_t log_base_ = 0;

@@ -1,7 +1,8 @@
-// Parameter helpers for policies' make functions (scheduler.h). Type
-// checking and defaults are the registry's job (registry.cc).
+// Parameter helpers for policies' make functions, and the parameter
+// check the registries of policies and speculators share (scheduler.h).
 #include "scheduler/scheduler.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
@@ -73,6 +74,55 @@ std::string ParamToString(const ParamValue& value) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+namespace {
+
+// "an int", "a double".
+std::string WithArticle(const std::string& type) { return (type[0] == 'i' ? "an " : "a ") + type; }
+
+}  // namespace
+
+Result<SchedulerParams> CompleteParams(const std::string& what,
+                                       const std::vector<SchedulerParamSpec>& specs,
+                                       const SchedulerParams& given) {
+  std::vector<std::string> names;
+  for (const SchedulerParamSpec& spec : specs) names.push_back(spec.name);
+  const std::string where = what + ": ";
+  for (const auto& [name, value] : given) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return Status::InvalidArgument(where + "unknown parameter '" + name +
+                                     "' (parameters: " + JoinNames(names) + ")");
+    }
+  }
+  SchedulerParams complete;
+  for (const SchedulerParamSpec& spec : specs) {
+    auto it = given.find(spec.name);
+    if (it == given.end()) {
+      complete[spec.name] = spec.default_value;
+      continue;
+    }
+    ParamValue value = it->second;
+    if (std::holds_alternative<double>(spec.default_value) &&
+        std::holds_alternative<int64_t>(value)) {
+      value = static_cast<double>(std::get<int64_t>(value));
+    }
+    if (value.index() != spec.default_value.index()) {
+      return Status::InvalidArgument(where + "parameter '" + spec.name + "' must be " +
+                                     WithArticle(ParamTypeName(spec.default_value)) + ", got " +
+                                     WithArticle(ParamTypeName(it->second)) + " (" +
+                                     ParamToString(it->second) + ")");
+    }
+    complete[spec.name] = std::move(value);
+  }
+  return complete;
 }
 
 }  // namespace mr::sched

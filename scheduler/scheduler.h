@@ -51,6 +51,14 @@ struct Heartbeat {
   TimeMs now = 0;
 };
 
+// A running task a speculator picked for a backup attempt (speculator.h).
+struct BackupChoice {
+  JobId job = 0;
+  bool is_map = true;
+  int32_t index = 0;
+  bool operator==(const BackupChoice&) const = default;
+};
+
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
@@ -71,6 +79,16 @@ class Scheduler {
 
   // The decision: `hb.node` reports free slots. Launch through `launcher`.
   virtual void Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) = 0;
+
+  // Speculative execution (speculator.h): may `hb.node` take a backup of
+  // `choice`, a running task the speculator picked? Asked only for a slot
+  // this policy's Assign left idle at the same heartbeat. The policy
+  // decides where backups run as it decides where tasks run; the default
+  // takes every backup the speculator offers.
+  virtual bool TakeBackup(const ClusterState& state, const Heartbeat& hb,
+                          const BackupChoice& choice) {
+    return true;
+  }
 
   // Policies that act on a clock of their own (the Joint Scheduler's
   // routing) return a period > 0; the host then calls OnTick that often.
@@ -118,6 +136,15 @@ std::string ParamToString(const ParamValue& value);
 
 // Every policy, sorted by name (scheduler/registry.cc lists them).
 const std::vector<const PolicyInfo*>& RegisteredPolicies();
+
+// Checks `given` against the declared parameters of the policy or
+// speculator `what` ("scheduler 'fifo'") and fills in the defaults; an
+// int64 is accepted (and converted) where a double is declared.
+Result<SchedulerParams> CompleteParams(const std::string& what,
+                                       const std::vector<SchedulerParamSpec>& specs,
+                                       const SchedulerParams& given);
+// "a, b, c", or "none" for an empty list.
+std::string JoinNames(const std::vector<std::string>& names);
 
 // Makes the policy `name` with `params` (unknown names or parameters, and
 // values of the wrong type, are InvalidArgument listing the valid ones; an

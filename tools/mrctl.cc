@@ -16,6 +16,7 @@
 #include "dfs/namespace.h"
 #include "jobs/job.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/speculator.h"
 #include "tools/cli_support.h"
 #include "tools/completion.h"
 #include "tools/datagen.h"
@@ -102,24 +103,41 @@ mr::awaitable<Status> SetDecommission(mr::dfs::DfsClient& c, std::string method,
   co_return Status::OK();
 }
 
-// `mrctl schedulers`: every policy the master can run, from the registry.
+// One registry entry of `mrctl schedulers` as JSON.
+json RegistryEntry(const char* kind, const std::string& name, const std::string& paper,
+                   const std::vector<mr::sched::SchedulerParamSpec>& specs) {
+  json params = json::array();
+  for (const auto& spec : specs) {
+    params.push_back({{"name", spec.name},
+                      {"default", mr::sched::ParamToString(spec.default_value)},
+                      {"type", mr::sched::ParamTypeName(spec.default_value)},
+                      {"help", spec.help}});
+  }
+  return {{"kind", kind}, {"name", name}, {"paper", paper}, {"params", params}};
+}
+
+// `mrctl schedulers`: every policy ([scheduler]) and every speculator
+// ([speculation]) the master can run, from the registries; in JSON one
+// array, each entry with its "kind" ("policy" or "speculator").
 int Schedulers(bool as_json) {
   json all = json::array();
   for (const mr::sched::PolicyInfo* p : mr::sched::RegisteredPolicies()) {
-    json params = json::array();
-    for (const auto& spec : p->params) {
-      params.push_back({{"name", spec.name},
-                        {"default", mr::sched::ParamToString(spec.default_value)},
-                        {"type", mr::sched::ParamTypeName(spec.default_value)},
-                        {"help", spec.help}});
-    }
-    all.push_back({{"name", p->name}, {"paper", p->paper}, {"params", params}});
+    all.push_back(RegistryEntry("policy", p->name, p->paper, p->params));
+  }
+  for (const mr::sched::SpeculatorInfo* s : mr::sched::RegisteredSpeculators()) {
+    all.push_back(RegistryEntry("speculator", s->name, s->paper, s->params));
   }
   if (as_json) {
     std::printf("%s\n", all.dump(2).c_str());
     return 0;
   }
+  std::string kind;
   for (const auto& p : all) {
+    if (p["kind"] != kind) {
+      kind = p["kind"].get<std::string>();
+      std::printf("%s", kind == "policy" ? "Policies ([scheduler] name):\n"
+                                          : "\nSpeculators ([speculation] name):\n");
+    }
     std::printf("%s\n    %s\n", p["name"].get<std::string>().c_str(), p["paper"].get<std::string>().c_str());
     for (const auto& q : p["params"]) {
       std::printf("    %-32s %-8s default %-10s %s\n", q["name"].get<std::string>().c_str(),

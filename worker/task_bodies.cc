@@ -439,6 +439,7 @@ Status TaskTracker::RunReduce(Task& task) {
         fetched[static_cast<size_t>(f.from.map_index())] = true;
         files[static_cast<size_t>(f.from.map_index())] = f.path;
         ++done, ++progress;
+        task.reduce_progress = static_cast<float>(done) / static_cast<float>(3 * maps);
         continue;
       }
       if (task.cancel) return Status::Aborted("killed");
@@ -462,6 +463,7 @@ Status TaskTracker::RunReduce(Task& task) {
   }
 
   SetPhase(&report, "fetch", UsSince(t0));
+  task.reduce_progress = 2.0f / 3.0f;
   const auto t_reduce = SteadyClock::now();
 
   // 2. Merge and reduce into a local file (a plug-in's in mr-task).
@@ -513,6 +515,7 @@ Status TaskTracker::PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io
   const pb::TaskSpec& spec = task.spec;
   pb::TaskReport& report = task.report;
   const auto t_put = SteadyClock::now();
+  task.reduce_progress = 0.9f;
   const std::string dfs_path = AttemptFile(spec);
   dfs::PutOptions put;
   put.replication = spec.output_replication();

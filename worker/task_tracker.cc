@@ -47,6 +47,12 @@ void TaskTracker::Fill(pb::HeartbeatRequest* beat) {
     r->set_attempt(t->spec.attempt());
     r->set_state(pb::TaskReport::RUNNING);
     r->set_bytes_read(t->bytes_read);
+    if (t->spec.is_map()) {
+      const int64_t length = t->spec.split_length();
+      r->set_progress(length > 0 ? std::min(1.0f, static_cast<float>(t->bytes_read) / length) : 0.0f);
+    } else {
+      r->set_progress(t->reduce_progress);
+    }
     std::lock_guard progress_lock(t->progress_mu);
     for (int64_t b : t->partition_bytes) r->add_partition_raw_bytes(b);
   }

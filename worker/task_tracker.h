@@ -100,6 +100,10 @@ class TaskTracker {
     std::atomic<bool> cancel{false};
     std::atomic<bool> ended{false};
     std::atomic<int64_t> bytes_read{0};   // progress of a map
+    // A reduce's progress score (TaskReport.progress): the copy third by
+    // maps fetched; the sort and reduce thirds are one streaming merge here,
+    // so 2/3 when it starts, 0.9 while the output goes into the DFS.
+    std::atomic<float> reduce_progress{0};
     std::mutex progress_mu;               // guards partition_bytes
     std::vector<int64_t> partition_bytes; // a map's output so far (MapTaskSpec::progress)
     pb::TaskReport report;                // filled by the task's thread

@@ -78,16 +78,22 @@ inline Job MakeJob(const std::vector<std::vector<NodeId>>& replicas, int reduces
 inline std::string CheckConsistent(const ClusterState& state) {
   std::vector<int> node_maps(state.nodes().size()), node_reduces(state.nodes().size());
   std::vector<JobId> active;
-  int total_maps = 0, total_reduces = 0;
+  int total_maps = 0, total_reduces = 0, backup_maps = 0, backup_reduces = 0;
   for (const Job& job : state.jobs()) {
     int run_m = 0, done_m = 0, run_r = 0, done_r = 0;
     for (const MapTask& m : job.maps) {
       if (m.state == TaskState::kRunning) ++run_m, ++node_maps[static_cast<size_t>(m.node)];
       if (m.state == TaskState::kDone) ++done_m;
+      if (m.backup_node == kNoNode) continue;
+      if (m.state != TaskState::kRunning || m.backup_node == m.node) return "a stray map backup";
+      ++backup_maps, ++node_maps[static_cast<size_t>(m.backup_node)];
     }
     for (const ReduceTask& r : job.reduces) {
       if (r.state == TaskState::kRunning) ++run_r, ++node_reduces[static_cast<size_t>(r.node)];
       if (r.state == TaskState::kDone) ++done_r;
+      if (r.backup_node == kNoNode) continue;
+      if (r.state != TaskState::kRunning || r.backup_node == r.node) return "a stray reduce backup";
+      ++backup_reduces, ++node_reduces[static_cast<size_t>(r.backup_node)];
     }
     const std::string j = "job " + std::to_string(job.id) + ": ";
     if (run_m != job.running_maps) return j + "running_maps";
@@ -100,6 +106,8 @@ inline std::string CheckConsistent(const ClusterState& state) {
   }
   if (total_maps != state.running_maps()) return "cluster running_maps";
   if (total_reduces != state.running_reduces()) return "cluster running_reduces";
+  if (backup_maps != state.running_backups(true)) return "cluster running_backups(maps)";
+  if (backup_reduces != state.running_backups(false)) return "cluster running_backups(reduces)";
   for (const Node& n : state.nodes()) {
     const std::string w = "node " + n.name + ": ";
     if (n.running_maps != node_maps[static_cast<size_t>(n.id)]) return w + "running_maps";
