@@ -76,6 +76,19 @@ gone() {
 }
 episode_pid() { sed -n 's/.*(episode pid \([0-9]*\))$/\1/p' <<<"$1"; }
 
+# --- an up that fails half way (the master refuses its scheduler) ----------------
+# after the delay line and the cpu groups are made: all must go.
+if testbed up --datacenters 2 --workers 1 --cpu w1=50% --rtt 10ms --scheduler no-such --build "$BUILD" \
+     >"$T/fail.log" 2>&1; then
+  fail "up with an unknown scheduler succeeded"
+fi
+grep -q "up failed; tearing down" "$T/fail.log" || fail "the failed up did not tear down: $(tail -n 2 "$T/fail.log")"
+grep -q "^mr-delayline: queue .* packets delayed" "$TB/logs/delayline.log" ||
+  fail "the failed up did not end the delay line (TERM): $(cat "$TB/logs/delayline.log")"
+[[ -s "$TB/cgroups.objects" || -s "$TB/netns.objects" ]] && fail "the failed up left records: $(cat "$TB/cgroups.objects" "$TB/netns.objects")"
+grep -q "could not" "$T/fail.log" && fail "the failed up's teardown: $(grep "could not" "$T/fail.log")"
+say "a failed up (unknown scheduler) ended the delay line, removed its cgroups and namespaces"
+
 # --- testbed -----------------------------------------------------------------
 testbed up --datacenters 2 --workers 1 --cpu w1=25% --rtt 10ms --build "$BUILD" >"$T/up.log" 2>&1 ||
   fail "testbed.sh up failed: $(tail -n 3 "$T/up.log")"
