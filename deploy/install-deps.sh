@@ -14,6 +14,7 @@ PACKAGES=(
   help2man bash-completion dpkg-dev systemd  # man pages, mrctl completion, the .deb, unit checks
   debootstrap systemd-container  # tests/deploy/fresh_root.sh (manual, not in ctest)
   ansible openssh-server openssh-client nftables ethtool tcpdump  # tests/deploy: emulated VPSs (deploy/ansible, deploy/lib)
+  libnetfilter-queue-dev iptables iputils-ping  # tools/delayline.cc: the testbed's round trips (docs/testbed.md)
   shellcheck  # deploy/testbed.sh and deploy/lib are kept shellcheck-clean (docs/testbed.md)
   python3 mawk  # examples/streaming and their tests (docs/user-jobs.md)
   prometheus-cpp-dev  # /metrics of mr-master and mr-worker (common/metrics.h)

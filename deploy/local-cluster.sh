@@ -6,15 +6,22 @@
 #        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
 #        [--tls off|inter-dc|all] [--dc-addresses] [--http] [--master-option 'KEY = VALUE']...
-#        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']...
+#        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']... [--cpu wI=PCT]...
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
 #      --http: the master's status pages and every worker's /metrics on a free port each
 #        (master.http_address, worker http_address; docs/status-page.md)
+#      --cpu wI=PCT: worker wI capped at PCT % of one core (1..400; repeatable), a
+#        cgroup v1 cpu group per worker, removed by down (docs/testbed.md, "CPU shares")
 #   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
 #   deploy/local-cluster.sh status [--dir DIR]
+#   deploy/local-cluster.sh cpu NAME PCT|off [--dir DIR]   a running worker's cpu share, now
+#        (1..400 %, or off; ends its pending episodes)
+#   deploy/local-cluster.sh episode NAME PCT --at SECONDS --for SECONDS [--dir DIR]
+#        a noisy neighbour: NAME capped at PCT from now+AT for FOR seconds, then its
+#        share restored; runs in the background, ended by down
 #
 # --join writes no [[worker]] entries: the workers start with their identity
 # on the command line (--id --datacenter [--rack] --advertise --data-dir) and
@@ -26,12 +33,15 @@
 # logs/ and pids/. `mrctl` run anywhere in the checkout finds DIR/cluster.toml
 # when DIR is the default. `down` and `kill` signal only the PIDs this script
 # recorded.
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 # Everything the cluster writes (cluster file, data, logs) is private to the
 # user: the data is readable without the secret otherwise (docs/dfs.md).
 umask 077
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/cpushare.sh
+source "$ROOT/deploy/lib/cpushare.sh"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
@@ -43,15 +53,19 @@ cmd="${1:-}"
 [[ "$cmd" == -h || "$cmd" == --help || "$cmd" == help ]] && { usage; exit 0; }
 [[ -n "$cmd" ]] || { usage >&2; exit 2; }
 shift
-name=""
-if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worker ]]; then
-  name="${1:-}"; [[ -n "$name" ]] || die "$cmd needs a process name (master, w1, ...)"; shift
+name="" share=""
+if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worker || "$cmd" == cpu || "$cmd" == episode ]]; then
+  name="${1:-}"; [[ -n "$name" && "$name" != -* ]] || die "$cmd needs a process name (master, w1, ...)"; shift
+fi
+if [[ "$cmd" == cpu || "$cmd" == episode ]]; then
+  share="${1:-}"; [[ -n "$share" && "$share" != -* ]] || die "$cmd needs a share (PCT, 1..400%)"; shift
 fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
-tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=()
+tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=() cpus=() at="" for=""
 while [[ $# -gt 0 ]]; do
+  case "$1" in --join|--dc-addresses|--http) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
     --datacenters) dcs="$2"; shift 2 ;;
@@ -74,6 +88,9 @@ while [[ $# -gt 0 ]]; do
     --master-option) master_options+=("$2"); shift 2 ;;  # one more line in [master]
     --cluster-option) cluster_options+=("$2"); shift 2 ;;  # one more line in [cluster]
     --jobs-option) jobs_options+=("$2"); shift 2 ;;  # one more line in [jobs]
+    --cpu) cpus+=("$2"); shift 2 ;;                 # up: wI=PCT
+    --at) at="$2"; shift 2 ;;                       # episode: seconds from now
+    --for) for="$2"; shift 2 ;;                     # episode: seconds
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -82,6 +99,8 @@ DIR="$(realpath -m "$DIR")"
 for v in workers dcs racks scheduler_seed block_size replication hb_ms; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "--${v//_/-} must be a number, got '${!v}'"
 done
+CPUSHARE_STATE="$DIR"
+cpushare_load "$DIR" 2>/dev/null || true  # the cluster's cpu groups, when it has some
 
 # True while PID runs (not a zombie) and is one of ours: its command line names
 # this cluster's file, so a recycled PID is never signalled.
@@ -93,23 +112,33 @@ ours() {
 }
 alive() { [[ -f "$DIR/pids/$1.pid" ]] && ours "$(cat "$DIR/pids/$1.pid")"; }
 
+# launch NAME CMD...: CMD in the background, its output to logs/NAME.out, in
+# NAME's cpu group when it has one (joined before exec: no thread runs
+# uncapped); $! is CMD's pid. Called by start_one.
+launch() {
+  local n="$1" procs
+  shift
+  procs="$(cpushare_procs "$n")"
+  (
+    if [[ -n "$procs" ]]; then echo "$BASHPID" >"$procs"; fi
+    exec "$@"
+  ) >>"$DIR/logs/$n.out" 2>&1 &
+}
+
 start_one() {  # start_one NAME
   local n="$1"
   alive "$n" && return 0
   # The daemon logs to logs/NAME.log; logs/NAME.out keeps its stderr, which
   # holds only the one line of a failed start-up (or a crash's last words).
   if [[ "$n" == master ]]; then
-    "$BUILD/master/mr-master" --config "$DIR/cluster.toml" --log-file "$DIR/logs/master.log" \
-      >>"$DIR/logs/master.out" 2>&1 &
+    launch master "$BUILD/master/mr-master" --config "$DIR/cluster.toml" --log-file "$DIR/logs/master.log"
   elif [[ -f "$DIR/joined/$n.args" ]]; then  # started by flags (add-worker, up --join)
     local args=()
     mapfile -t args <"$DIR/joined/$n.args"
-    "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" "${args[@]}" --log-file "$DIR/logs/$n.log" \
-      >>"$DIR/logs/$n.out" 2>&1 &
+    launch "$n" "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" "${args[@]}" --log-file "$DIR/logs/$n.log"
   else
     grep -q "^id = \"$n\"" "$DIR/cluster.toml" || die "no worker '$n' in $DIR/cluster.toml"
-    "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" --id "$n" --log-file "$DIR/logs/$n.log" \
-      >>"$DIR/logs/$n.out" 2>&1 &
+    launch "$n" "$BUILD/worker/mr-worker" --config "$DIR/cluster.toml" --id "$n" --log-file "$DIR/logs/$n.log"
   fi
   echo $! >"$DIR/pids/$n.pid"
 }
@@ -219,6 +248,36 @@ wait_live() {  # wait_live NAME: until the master shows it live, or its process 
   return 1
 }
 
+# cpu_specs_ok wI=PCT...: each names a worker up will start (w1..w$workers)
+# once, with a share of 1..400 %. Exits 2 with one line if not.
+cpu_specs_ok() {
+  local c n v named=" "
+  for c in "$@"; do
+    [[ "$c" =~ ^(w[0-9]+)=(.*)$ ]] || die "bad --cpu '$c' (want wI=PCT, e.g. w3=25%)"
+    n="${BASH_REMATCH[1]}" v="${BASH_REMATCH[2]}"
+    (( 10#${n#w} >= 1 && 10#${n#w} <= workers )) || die "--cpu '$c': no worker $n (have w1..w$workers)"
+    cpushare_pct_ok "$v" || die "--cpu '$c': bad share '$v' (want 1..400%, 100% = one core)"
+    [[ "$named" == *" $n "* ]] && die "--cpu gives $n twice"
+    named+="$n "
+  done
+}
+
+# worker_running NAME: a worker (not the master) of this cluster whose process runs.
+worker_running() {
+  [[ "$1" != master ]] || die "cpu shares are for workers, not the master"
+  alive "$1" || die "no running worker '$1' in $DIR (have: $(all_names | grep -vx master | tr '\n' ' '))"
+}
+
+# cpu_group_for NAME: NAME's cpu group, made (share off) and joined by its
+# process when it has none yet (the cluster was up without --cpu NAME=...).
+cpu_group_for() {
+  cpushare_init "$DIR" "mrlc$$" || exit 1
+  if [[ -z "$(cpushare_procs "$1")" ]]; then
+    cpushare_set "$1" off
+    cpushare_join "$1" "$(cat "$DIR/pids/$1.pid")"
+  fi
+}
+
 case "$cmd" in
   add-worker)
     [[ -f "$DIR/cluster.toml" ]] || die "no cluster in $DIR"
@@ -235,6 +294,8 @@ case "$cmd" in
     ;;
   up)
     (( workers >= 1 && dcs >= 1 )) || die "--workers and --datacenters must be at least 1"
+    cpu_specs_ok "${cpus[@]}"
+    if (( ${#cpus[@]} )); then cpushare_mount >/dev/null || exit 1; fi
     for b in master/mr-master worker/mr-worker tools/mrctl; do
       [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first (cmake -S . -B build -G Ninja && ninja -C build)"
     done
@@ -245,9 +306,16 @@ case "$cmd" in
       die "$DIR exists and is not a local-cluster directory; choose another --dir"
     fi
     release_ports
+    cpushare_teardown "$DIR"  # groups an earlier run left (killed before its down)
     rm -rf "$DIR"
     mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/data"
     : >"$DIR/.ports"
+    # From here a failed up takes down what it made (processes, ports, cpu groups).
+    trap 'rc=$?; if (( rc )); then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; fi' EXIT
+    if (( ${#cpus[@]} )); then
+      cpushare_init "$DIR" "mrlc$$"
+      for c in "${cpus[@]}"; do cpushare_set "${c%%=*}" "${c#*=}"; done
+    fi
     secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     master_port="$(free_port)"
     case "$tls" in ""|off|inter-dc|all) ;; *) die "--tls must be off, inter-dc or all, got '$tls'" ;; esac
@@ -319,16 +387,19 @@ case "$cmd" in
     fi
     start_one master
     for i in $(seq 1 "$workers"); do start_one "w$i"; done
-    if ! wait_ready; then "$0" down --dir "$DIR" >/dev/null 2>&1 || true; exit 1; fi
+    wait_ready || exit 1  # the trap takes it down
     echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler"
     echo "cluster file: $DIR/cluster.toml"
+    if (( ${#cpus[@]} )); then echo "cpu shares: ${cpus[*]} (cgroups in $CPUSHARE_GROUP)"; fi
     if (( http )); then
       echo "status page: http://$(grep -m1 '^http_address' "$DIR/cluster.toml" | cut -d'"' -f2)/"
     fi
     ;;
   down)
+    cpushare_episodes_stop ""
     for n in $(all_names); do [[ "$n" == master ]] || signal_one "$n" TERM; done
     signal_one master TERM
+    cpushare_teardown "$DIR"
     release_ports
     echo "local cluster down"
     ;;
@@ -338,6 +409,29 @@ case "$cmd" in
   status)
     for n in $(all_names); do
       if alive "$n"; then echo "$n running (pid $(cat "$DIR/pids/$n.pid"))"; else echo "$n not running"; fi
-    done ;;
+    done
+    if [[ -n "$CPUSHARE_GROUP" ]]; then
+      echo "cpu shares in $CPUSHARE_GROUP (name share cfs_quota_us cfs_period_us throttled_periods):"
+      cpushare_show | sed 's/^/  /'
+      cpushare_episodes_show | sed 's/^/  episode: /'
+    fi ;;
+  cpu)
+    [[ "$share" == off ]] || cpushare_pct_ok "$share" || die "bad share '$share' (want 1..400% or off)"
+    worker_running "$name"
+    cpu_group_for "$name"
+    cpushare_episodes_stop "$name"
+    cpushare_set "$name" "$share"
+    echo "local-cluster: $name cpu share $share"
+    ;;
+  episode)
+    cpushare_pct_ok "$share" || die "bad share '$share' (want 1..400%)"
+    [[ -n "$at" && -n "$for" ]] || die "episode needs --at SECONDS and --for SECONDS"
+    cpushare_secs_ok "$at" || die "bad --at '$at' (want 0..86400 seconds)"
+    if ! cpushare_secs_ok "$for" || [[ ! "$for" =~ [1-9] ]]; then die "bad --for '$for' (want 0.001..86400 seconds)"; fi
+    worker_running "$name"
+    cpu_group_for "$name"
+    pid="$(cpushare_episode "$name" "$share" "$at" "$for" "$DIR/logs/episodes.log")"
+    echo "local-cluster: $name at $share from +${at}s for ${for}s (episode pid $pid)"
+    ;;
   *) die "unknown command '$cmd'" ;;
 esac

@@ -6,24 +6,33 @@
 #
 #   deploy/testbed.sh up --dir DIR [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--racks R=0 (per dc)] [--rate RATE=1gbit] [--pair-rate dcA:dcB=RATE]...
+#        [--rtt RTT=0ms] [--pair-rtt dcA:dcB=RTT]... [--cpu wI=PCT]...
 #        [--scheduler NAME=fifo] [--build DIR] [--master-dc D=1] [--client-dc D=1]
 #        [--block-size BYTES=67108864] [--replication N=2] [--heartbeat-ms MS=500]
-#   deploy/testbed.sh down --dir DIR          # ends its processes, deletes its namespaces
+#   deploy/testbed.sh down --dir DIR          # ends its processes, deletes its namespaces and cgroups
 #   deploy/testbed.sh rate --dir DIR RATE [--pair dcA:dcB=RATE]...  # new rates, live
-#   deploy/testbed.sh status --dir DIR        # namespaces, addresses, pids, rates
+#   deploy/testbed.sh status --dir DIR        # namespaces, addresses, pids, rates, round trips, cpu shares
 #   deploy/testbed.sh exec --dir DIR NAME -- CMD...   # NAME: client, master, w1, ..., router
 #   deploy/testbed.sh counters --dir DIR [--reset]    # bytes per ordered dc pair, JSON
 #   deploy/testbed.sh restart-master --dir DIR [--scheduler NAME]  # keeps DFS and history
 #   deploy/testbed.sh restart-workers --dir DIR   # every worker, keeping its blocks (after an edit of cluster.toml)
+#   deploy/testbed.sh cpu --dir DIR wI PCT|off    # a worker's cpu share, now (ends its pending episodes)
+#   deploy/testbed.sh episode --dir DIR wI PCT --at SECONDS --for SECONDS  # noisy neighbour, in the background
 #
 # Workers are w1..w(K*N), dc-major (w1..wN in dc1). RATE is a tc rate (20mbit,
 # 1gbit) for each direction of every datacenter uplink; --pair-rate A:B caps
 # traffic from A to B (ordered: give B:A too for both ways). `rate` replaces
-# the whole setting. `exec` runs CMD with MR_CONFIG=DIR/cluster.toml and the
-# build's tools first on PATH, so `exec client -- mrctl job list` just works.
-# `counters` prints the kernel's counts since `up` (or the last --reset, which
-# prints the counts it zeroes). `down` is idempotent and also undoes a failed
-# `up`; it leaves DIR's logs and data to read (the next `up` replaces them).
+# the whole setting. RTT (0..2000ms with a unit: 40ms, 0.5s) is the round
+# trip added between every two datacenters by mr-delayline in the router
+# (half each way); --pair-rtt A:B sets the round trip between A and B (both
+# ways). --cpu wI=PCT caps worker wI at PCT % of one core (1..400, repeatable;
+# a cgroup v1 cpu group per worker); `episode` caps it at PCT from now+AT for
+# FOR seconds, then restores its share. `exec` runs CMD with
+# MR_CONFIG=DIR/cluster.toml and the build's tools first on PATH, so `exec
+# client -- mrctl job list` just works. `counters` prints the kernel's counts
+# since `up` (or the last --reset, which prints the counts it zeroes). `down`
+# is idempotent and also undoes a failed `up`; it leaves DIR's logs and data
+# to read (the next `up` replaces them).
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 umask 077
@@ -34,6 +43,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/deploy/lib/netns.sh"
 # shellcheck source=lib/shaping.sh
 source "$ROOT/deploy/lib/shaping.sh"
+# shellcheck source=lib/delay.sh
+source "$ROOT/deploy/lib/delay.sh"
+# shellcheck source=lib/cpushare.sh
+source "$ROOT/deploy/lib/cpushare.sh"
 
 die() { echo "testbed: $*" >&2; exit 2; }
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -44,8 +57,9 @@ cmd="${1:-}"
 shift
 DIR="" BUILD="${MR_BUILD_DIR:-$ROOT/build}" dcs=2 per_dc=2 racks=0 rate=1gbit scheduler=fifo
 master_dc=1 client_dc=1 block_size=$((64 << 20)) replication=2 hb_ms=500 reset=0 scheduler_set=0
-pairs=() args=() run=()
+pairs=() args=() run=() rtt=0ms pair_rtts=() cpus=() at="" for=""
 while [[ $# -gt 0 ]]; do
+  case "$1" in --reset|--) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in
     --dir) DIR="$2"; shift 2 ;;
     --datacenters) dcs="$2"; shift 2 ;;
@@ -53,6 +67,11 @@ while [[ $# -gt 0 ]]; do
     --racks) racks="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
     --pair-rate|--pair) pairs+=("$2"); shift 2 ;;
+    --rtt) rtt="$2"; shift 2 ;;
+    --pair-rtt) pair_rtts+=("$2"); shift 2 ;;
+    --cpu) cpus+=("$2"); shift 2 ;;
+    --at) at="$2"; shift 2 ;;
+    --for) for="$2"; shift 2 ;;
     --scheduler) scheduler="$2"; scheduler_set=1; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
     --master-dc) master_dc="$2"; shift 2 ;;
@@ -74,35 +93,46 @@ conf_get() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$D
 load() {  # the layout and settings `up` recorded
   [[ -f "$DIR/testbed.conf" && -f "$DIR/netns.state" ]] || die "no testbed in $DIR (run: $0 up --dir $DIR)"
   netns_load "$DIR" || die "cannot read the layout in $DIR"
-  dcs="$(conf_get dcs)" BUILD="$(conf_get build)"
+  dcs="$(conf_get dcs)" BUILD="$(conf_get build)" rtt="$(conf_get rtt)"
+  read -r -a pair_rtts <<<"$(conf_get pair_rtts)"
+  CPUSHARE_STATE="$DIR"
+  cpushare_load "$DIR" 2>/dev/null || true  # a worker with a cpu group restarts in it
 }
 workers() { netns_hosts | grep -E '^w[0-9]+$' | sort -V; }
 
-# ours PID: a live process (not a zombie) started by this testbed: its command
-# line names DIR/cluster.toml, so a recycled PID is never signalled.
+# ours PID [MARK]: a live process (not a zombie) started by this testbed: its
+# command line names MARK (default DIR/cluster.toml, which the daemons name;
+# the delay line names its pid file), so a recycled PID is never signalled.
 ours() {
-  local pid="$1" state
+  local pid="$1" state mark="${2:-$DIR/cluster.toml}"
   [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/stat" ]] || return 1
   state="$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)"
-  [[ -n "$state" && "$state" != Z ]] && { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$DIR/cluster.toml"
+  [[ -n "$state" && "$state" != Z ]] && { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$mark"
 }
 pid_of() { cat "$DIR/pids/$1.pid" 2>/dev/null || true; }
-alive() { ours "$(pid_of "$1")"; }
+mark_of() { if [[ "$1" == delayline ]]; then echo "$DIR/pids/delayline.pid"; else echo "$DIR/cluster.toml"; fi; }
+alive() { ours "$(pid_of "$1")" "$(mark_of "$1")"; }
 
-start_daemon() {  # start_daemon NAME: mr-master or mr-worker in NAME's namespace
-  local n="$1" bin=worker/mr-worker extra=(--id "$1")
+# start_daemon NAME: mr-master or mr-worker in NAME's namespace, and in its
+# cpu group when it has one (joined before exec, so no thread runs uncapped).
+start_daemon() {
+  local n="$1" bin=worker/mr-worker extra=(--id "$1") procs
   [[ "$n" == master ]] && bin=master/mr-master extra=()
-  ip netns exec "$(netns_ns "$n")" "$BUILD/$bin" --config "$DIR/cluster.toml" "${extra[@]}" \
-    --log-file "$DIR/logs/$n.log" >>"$DIR/logs/$n.out" 2>&1 </dev/null &
-  echo $! >"$DIR/pids/$n.pid"  # ip netns exec execs the daemon: same pid
+  procs="$(cpushare_procs "$n")"
+  (
+    if [[ -n "$procs" ]]; then echo "$BASHPID" >"$procs"; fi
+    exec ip netns exec "$(netns_ns "$n")" "$BUILD/$bin" --config "$DIR/cluster.toml" "${extra[@]}" \
+      --log-file "$DIR/logs/$n.log"
+  ) >>"$DIR/logs/$n.out" 2>&1 </dev/null &
+  echo $! >"$DIR/pids/$n.pid"  # the subshell execs ip netns exec, which execs the daemon: same pid
 }
 stop_daemon() {  # stop_daemon NAME: TERM, 10 s, KILL; only a pid that is ours
-  local n="$1" pid
-  pid="$(pid_of "$n")"
-  if ours "$pid"; then
+  local n="$1" pid mark
+  pid="$(pid_of "$n")" mark="$(mark_of "$n")"
+  if ours "$pid" "$mark"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do ours "$pid" || break; sleep 0.1; done
-    if ours "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    for _ in $(seq 1 100); do ours "$pid" "$mark" || break; sleep 0.1; done
+    if ours "$pid" "$mark"; then kill -KILL "$pid" 2>/dev/null || true; fi
   fi
   rm -f "$DIR/pids/$n.pid"
 }
@@ -124,13 +154,19 @@ wait_workers() {  # until every worker is live at the master, at most 60 s
   return 1
 }
 
-teardown() {  # every recorded daemon (by pid), then every recorded namespace
+# teardown: the episodes, every recorded daemon and the delay line (by pid),
+# every recorded namespace, then every recorded cpu group. Called by down and
+# when up fails.
+teardown() {
   local f
+  CPUSHARE_STATE="$DIR"
+  cpushare_episodes_stop ""
   for f in "$DIR"/pids/*.pid; do [[ -e "$f" ]] && stop_daemon "$(basename "$f" .pid)"; done
   NETNS_STATE="$DIR"  # netns_teardown needs only the record, even when up failed early
   export NETNS_STATE
   netns_load "$DIR" 2>/dev/null || true
   netns_teardown
+  cpushare_teardown "$DIR"
   rm -f "$DIR/netns.state" "$DIR/counters.base"
 }
 
@@ -175,9 +211,78 @@ set_scheduler() {  # set_scheduler NAME: the name in the cluster file's [schedul
   mv "$DIR/cluster.toml.new" "$DIR/cluster.toml"
 }
 
+# delay_wanted: some pair has a round trip above 0 (up needs mr-delayline).
+delay_wanted() {
+  local a b
+  for ((a = 1; a <= dcs; a++)); do for ((b = a + 1; b <= dcs; b++)); do
+    (( $(delay_pair_us "$dcs" "$rtt" "$a" "$b" "${pair_rtts[@]}") > 0 )) && return 0
+  done; done
+  return 1
+}
+
+# cpu_specs_ok wI=PCT...: each names a worker of the layout to be made
+# (w1..w(dcs*per_dc)) once, with a share of 1..400 %. Exits 2 with one line if not.
+cpu_specs_ok() {
+  local c n v named=" "
+  for c in "$@"; do
+    [[ "$c" =~ ^(w[0-9]+)=(.*)$ ]] || die "bad --cpu '$c' (want wI=PCT, e.g. w3=25%)"
+    n="${BASH_REMATCH[1]}" v="${BASH_REMATCH[2]}"
+    (( 10#${n#w} >= 1 && 10#${n#w} <= dcs * per_dc )) || die "--cpu '$c': no worker $n (have w1..w$((dcs * per_dc)))"
+    cpushare_pct_ok "$v" || die "--cpu '$c': bad share '$v' (want 1..400%, 100% = one core)"
+    [[ "$named" == *" $n "* ]] && die "--cpu gives $n twice"
+    named+="$n "
+  done
+}
+
+# worker_ok NAME: NAME is a worker of the running testbed, with a live process.
+worker_ok() {
+  workers | grep -qxF "$1" || die "no worker '$1' (have: $(workers | tr '\n' ' '))"
+  alive "$1" || die "worker $1 is not running (pid $(pid_of "$1"))"
+}
+
+# cpu_group_for NAME: NAME's cpu group, made (share off) and joined by its
+# process when it has none yet (the testbed was up without --cpu NAME=...).
+cpu_group_for() {
+  cpushare_init "$DIR" "${NETNS_PREFIX%-}" || exit 1
+  if [[ -z "$(cpushare_procs "$1")" ]]; then
+    cpushare_set "$1" off
+    cpushare_join "$1" "$(pid_of "$1")"
+  fi
+}
+
+# delay_status: the round trip of each pair, the delay line's process and
+# its kernel queues (status).
+delay_status() {
+  local a b q st us
+  if [[ -f "$DIR/pids/delayline.pid" ]]; then
+    echo "delay line: pid $(pid_of delayline) $(alive delayline && echo running || echo 'NOT running: no delay (queue bypass)')"
+  else
+    echo "delay line: none (no round trip set)"
+  fi
+  echo "round trips (pair rtt one-way queue held dropped user_dropped):"
+  for ((a = 1; a <= dcs; a++)); do for ((b = 1; b <= dcs; b++)); do
+    (( a == b )) && continue
+    q="$(delay_queue "$a" "$b")"
+    st="$(delay_show | awk -v q="$q" '$1 == q { print $3, $4, $5 }')"
+    us="$(delay_pair_us "$dcs" "${rtt:-0ms}" "$a" "$b" "${pair_rtts[@]}")"
+    awk -v a="$a" -v b="$b" -v us="$us" -v q="$q" -v st="${st:-- - -}" \
+      'BEGIN { printf "  dc%s->dc%s %gms %gms %s %s\n", a, b, 2 * us / 1000, us / 1000, (us > 0 ? q : "-"), st }'
+  done; done
+}
+
+# cpu_status: each cpu group's share and throttling, and pending episodes (status).
+cpu_status() {
+  [[ -n "$CPUSHARE_GROUP" ]] || { echo "cpu shares: none"; return 0; }
+  echo "cpu shares in $CPUSHARE_GROUP (name share cfs_quota_us cfs_period_us throttled_periods):"
+  cpushare_show | sed 's/^/  /'
+  echo "pending episodes (name share start duration pid):"
+  cpushare_episodes_show | sed 's/^/  /'
+}
+
 summary() {
   local d n
   echo "datacenters: $dcs; uplink rate $(conf_get rate) each way; pair rates: $(conf_get pairs | sed 's/^$/none/')"
+  echo "round trip between datacenters: ${rtt:-0ms}; pair round trips: ${pair_rtts[*]:-none}; cpu shares: $(conf_get cpus | sed 's/^$/none/')"
   for ((d = 1; d <= dcs; d++)); do
     printf '  dc%s %s:' "$d" "$(netns_subnet "$d")"
     for n in master client $(workers); do
@@ -198,21 +303,30 @@ case "$cmd" in
       die "--master-dc and --client-dc must be in 1..$dcs"
     shaping_rate_ok "$rate" || die "bad --rate '$rate' (a tc rate: 20mbit, 1gbit)"
     shaping_pairs_ok "$dcs" "${pairs[@]}" || exit 2
+    delay_pairs_ok "$dcs" "$rtt" "${pair_rtts[@]}" || exit 2
+    cpu_specs_ok "${cpus[@]}"
     [[ "$scheduler" =~ ^[A-Za-z0-9_.-]+$ ]] || die "bad --scheduler '$scheduler'"
     for b in master/mr-master worker/mr-worker tools/mrctl; do
       [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first, or pass --build DIR"
     done
     for t in tc nft jq ethtool; do command -v "$t" >/dev/null || die "$t is missing (deploy/install-deps.sh)"; done
+    if delay_wanted; then
+      [[ -x "$BUILD/tools/mr-delayline" ]] || die "$BUILD/tools/mr-delayline is missing (--rtt): build it (ninja -C $BUILD mr-delayline)"
+      command -v iptables-restore >/dev/null || die "iptables is missing (--rtt; deploy/install-deps.sh)"
+    fi
+    if (( ${#cpus[@]} )); then cpushare_mount >/dev/null || exit 1; fi
     BUILD="$(realpath "$BUILD")"
     if [[ -d "$DIR" && -n "$(ls -A "$DIR")" ]]; then  # only ever replace a testbed's directory
       [[ -f "$DIR/testbed.conf" ]] || die "$DIR exists and is not a testbed directory; choose another --dir"
       [[ -s "$DIR/netns.objects" ]] && die "a testbed is up in $DIR (run: $0 down --dir $DIR)"
+      cpushare_teardown "$DIR"  # groups an earlier run left (killed before its down)
       rm -rf "${DIR:?}"/*
     fi
     mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/data"
     {
       echo "dcs $dcs"; echo "workers $per_dc"; echo "racks $racks"; echo "build $BUILD"
       echo "rate $rate"; echo "pairs ${pairs[*]}"
+      echo "rtt $rtt"; echo "pair_rtts ${pair_rtts[*]}"; echo "cpus ${cpus[*]}"
     } >"$DIR/testbed.conf"
     started=$SECONDS
     up_exit() {
@@ -235,6 +349,12 @@ case "$cmd" in
     netns_save
     shaping_htb_up "$dcs" "$rate" "${pairs[@]}"
     shaping_nft_up "$dcs" "$(netns_addr master)" "$(netns_addr client)"
+    delay_up "$dcs" "$rtt" "$rate" "$BUILD/tools/mr-delayline" "$DIR/pids/delayline.pid" "$DIR/logs/delayline.log" \
+      "${pair_rtts[@]}"
+    if (( ${#cpus[@]} )); then
+      cpushare_init "$DIR" "${NETNS_PREFIX%-}"
+      for c in "${cpus[@]}"; do cpushare_set "${c%%=*}" "${c#*=}"; done
+    fi
     write_cluster_file
     start_daemon master
     for n in $(workers); do start_daemon "$n"; done
@@ -274,6 +394,8 @@ case "$cmd" in
     done
     echo "htb classes (dir dc from rate ceil bytes packets dropped):"
     shaping_htb_show "$dcs" | sed 's/^/  /'
+    delay_status
+    cpu_status
     ;;
   exec)
     load
@@ -317,6 +439,27 @@ case "$cmd" in
     wait_workers || exit 1
     echo "testbed: master restarted in $((SECONDS - started)) s with scheduler" \
       "$(awk '/^\[/ { s = $0 } s == "[scheduler]" && /^name = / { print $3 }' "$DIR/cluster.toml")"
+    ;;
+  cpu)
+    [[ ${#args[@]} -eq 2 ]] || die "usage: cpu --dir DIR wI PCT|off"
+    [[ "${args[1]}" == off ]] || cpushare_pct_ok "${args[1]}" || die "bad share '${args[1]}' (want 1..400% or off)"
+    load
+    worker_ok "${args[0]}"
+    cpu_group_for "${args[0]}"
+    cpushare_episodes_stop "${args[0]}"
+    cpushare_set "${args[0]}" "${args[1]}"
+    echo "testbed: ${args[0]} cpu share ${args[1]}"
+    ;;
+  episode)
+    [[ ${#args[@]} -eq 2 && -n "$at" && -n "$for" ]] || die "usage: episode --dir DIR wI PCT --at SECONDS --for SECONDS"
+    cpushare_pct_ok "${args[1]}" || die "bad share '${args[1]}' (want 1..400%)"
+    cpushare_secs_ok "$at" || die "bad --at '$at' (want 0..86400 seconds)"
+    if ! cpushare_secs_ok "$for" || [[ ! "$for" =~ [1-9] ]]; then die "bad --for '$for' (want 0.001..86400 seconds)"; fi
+    load
+    worker_ok "${args[0]}"
+    cpu_group_for "${args[0]}"
+    pid="$(cpushare_episode "${args[0]}" "${args[1]}" "$at" "$for" "$DIR/logs/episodes.log")"
+    echo "testbed: ${args[0]} at ${args[1]} from +${at}s for ${for}s (episode pid $pid)"
     ;;
   restart-workers)
     load
