@@ -371,7 +371,15 @@ void JobTracker::Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) 
 
 void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   ActiveJob* job = Find(r.job_id());
-  if (job == nullptr) return;  // over: the worker is told to stop it
+  if (job == nullptr) {
+    // Over: the worker is told to stop it. An attempt that still put its
+    // output (a losing backup, or one outrun by a kill) leaves no file.
+    const std::string attempts = "/.mr/jobs/" + std::to_string(r.job_id()) + "/";
+    if (r.state() == pb::TaskReport::SUCCEEDED && r.output_file().starts_with(attempts)) {
+      dfs_.remove(r.output_file(), false);
+    }
+    return;
+  }
   const sched::Job& sj = state_.job(job->sid);
   const size_t n = r.is_map() ? sj.maps.size() : sj.reduces.size();
   if (r.index() < 0 || static_cast<size_t>(r.index()) >= n) return;

@@ -95,7 +95,7 @@ std::vector<BackupChoice> LateSpeculator::Choose(const ClusterState& state, cons
     const Job& j = state.job(id);
     if (maps) {
       JobCandidates(o_, j, j.maps, hb.node, hb.now, &found);
-    } else {
+    } else if (j.finished_maps == static_cast<int>(j.maps.size())) {
       JobCandidates(o_, j, j.reduces, hb.node, hb.now, &found);
     }
   }

@@ -24,6 +24,9 @@
 //      done tasks of the kind (when any is done) — a fresh attempt would
 //      not finish sooner otherwise. It keeps a homogeneous cluster from
 //      backing up the slowest of equally fast tasks at every tail.
+//   6. Reduces only once every map of their job is done (ours): until then
+//      a reduce's copy third waits for maps, not for its node, and every
+//      reduce of the job looks equally slow.
 // Returns at most cap − running backups choices.
 //
 // Percentiles interpolate linearly between the closest ranks (numpy's
