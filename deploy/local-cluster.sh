@@ -7,6 +7,10 @@
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
 #        [--tls off|inter-dc|all] [--dc-addresses] [--http] [--master-option 'KEY = VALUE']...
 #        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']... [--cpu wI=PCT]...
+#        [--speculation NAME] [--speculation-param 'KEY = VALUE']...
+#      --speculation: the speculator ([speculation] name: none, hadoop, late;
+#        `mrctl schedulers` lists them; default none); --speculation-param one
+#        line of [speculation.params]
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
 #      --http: the master's status pages and every worker's /metrics on a free port each
@@ -64,6 +68,7 @@ fi
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
 tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=() cpus=() at="" for=""
+speculation=none speculation_params=()
 while [[ $# -gt 0 ]]; do
   case "$1" in --join|--dc-addresses|--http) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in
@@ -72,6 +77,8 @@ while [[ $# -gt 0 ]]; do
     --racks) racks="$2"; shift 2 ;;
     --scheduler) scheduler="$2"; shift 2 ;;
     --scheduler-seed) scheduler_seed="$2"; shift 2 ;;  # [scheduler] seed: the policy's RNG
+    --speculation) speculation="$2"; shift 2 ;;
+    --speculation-param) speculation_params+=("$2"); shift 2 ;;
     --block-size) block_size="$2"; shift 2 ;;
     --replication) replication="$2"; shift 2 ;;
     --placement) placement="$2"; shift 2 ;;
@@ -364,6 +371,14 @@ case "$cmd" in
       echo "[scheduler]"
       echo "name = \"$scheduler\""
       echo "seed = $scheduler_seed"
+      echo
+      echo "[speculation]"
+      echo "name = \"$speculation\""
+      if ((${#speculation_params[@]})); then
+        echo
+        echo "[speculation.params]"
+        for o in "${speculation_params[@]}"; do echo "$o"; done
+      fi
       for i in $(seq 1 "$workers"); do
         (( join )) && break  # the workers join with flags (below)
         dc=$(( (i - 1) % dcs + 1 ))
@@ -388,7 +403,7 @@ case "$cmd" in
     start_one master
     for i in $(seq 1 "$workers"); do start_one "w$i"; done
     wait_ready || exit 1  # the trap takes it down
-    echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler"
+    echo "local cluster up: master 127.0.0.1:$master_port, $workers workers in $dcs datacenters, scheduler $scheduler, speculation $speculation"
     echo "cluster file: $DIR/cluster.toml"
     if (( ${#cpus[@]} )); then echo "cpu shares: ${cpus[*]} (cgroups in $CPUSHARE_GROUP)"; fi
     if (( http )); then
