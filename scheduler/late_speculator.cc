@@ -16,10 +16,13 @@ struct Candidate {
   int32_t index = 0;
 };
 
-// Steps 3–5 for one job's tasks of one kind.
+// Steps 3–5 for one job's tasks of one kind. A fresh attempt's time (step
+// 5) is the mean run time of the done tasks counted from `since`: for
+// reduces, when the job's last map ended (a reduce that started early spent
+// its first part waiting for maps, which a backup started now will not).
 template <typename Task>
 void JobCandidates(const LateOptions& o, const Job& j, const std::vector<Task>& tasks, NodeId node,
-                   TimeMs now, std::vector<Candidate>* out) {
+                   TimeMs now, TimeMs since, std::vector<Candidate>* out) {
   std::vector<double> rates;
   double done_ms = 0;
   int done = 0;
@@ -27,7 +30,7 @@ void JobCandidates(const LateOptions& o, const Job& j, const std::vector<Task>& 
     if (t.state == TaskState::kPending) continue;
     rates.push_back(ProgressRate(t.run, t.state, now));
     if (t.state == TaskState::kDone) {
-      done_ms += static_cast<double>(t.run.progress_ms - t.run.start_ms);
+      done_ms += static_cast<double>(t.run.progress_ms - std::max(t.run.start_ms, since));
       ++done;
     }
   }
@@ -94,9 +97,11 @@ std::vector<BackupChoice> LateSpeculator::Choose(const ClusterState& state, cons
   for (JobId id : state.active_jobs()) {
     const Job& j = state.job(id);
     if (maps) {
-      JobCandidates(o_, j, j.maps, hb.node, hb.now, &found);
+      JobCandidates(o_, j, j.maps, hb.node, hb.now, 0, &found);
     } else if (j.finished_maps == static_cast<int>(j.maps.size())) {
-      JobCandidates(o_, j, j.reduces, hb.node, hb.now, &found);
+      TimeMs maps_end = 0;
+      for (const MapTask& m : j.maps) maps_end = std::max(maps_end, m.run.progress_ms);
+      JobCandidates(o_, j, j.reduces, hb.node, hb.now, maps_end, &found);
     }
   }
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {

@@ -260,6 +260,31 @@ TEST_F(LateSpeculatorTest, WaitsForMinRun) {
   EXPECT_THAT(Choose(*MakeSpec("late"), nodes[0], 2000), ElementsAre(BackupChoice{job, true, 7}));
 }
 
+TEST(LateReduceTest, BacksUpAReduceOnlyAfterTheMapsAndCountsFreshTimeFromThem) {
+  TestHost host(MakePolicy("fifo"));
+  std::vector<NodeId> n;
+  for (int i = 0; i < 4; ++i) n.push_back(host.AddNode(0, 1, 1));
+  Job job = MakeJob({{n[0]}}, 3);
+  job.slowstart = 0;  // reduces start with the map
+  const JobId j = host.AddJob(std::move(job));
+  ClusterState& s = host.state();
+  s.LaunchMap(j, 0, n[0], 0);
+  for (int32_t r = 0; r < 3; ++r) s.LaunchReduce(j, r, n[static_cast<size_t>(r) + 1], 0);
+  s.SetProgress(j, false, 2, n[3], 0.1, 9000);
+  auto late = MakeSpec("late");
+  EXPECT_TRUE(late->Choose(s, Heartbeat{n[0], 9000}, false).empty())
+      << "a map still runs: the reduces wait for it, not for their nodes";
+  Finish(s, j, 0, n[0], 10000);
+  // Reduces 0 and 1 end at 11 s (1 s after the last map); reduce 2, on a
+  // slow node, is at 2/3 at 14 s: 7 s left against a fresh attempt's 1 s.
+  for (int32_t r : {0, 1}) {
+    s.SetProgress(j, false, r, n[static_cast<size_t>(r) + 1], 1.0, 11000);
+    s.FinishReduce(j, r, n[static_cast<size_t>(r) + 1]);
+  }
+  s.SetProgress(j, false, 2, n[3], 2.0 / 3.0, 14000);
+  EXPECT_THAT(late->Choose(s, Heartbeat{n[0], 14000}, false), ElementsAre(BackupChoice{j, false, 2}));
+}
+
 TEST(PercentileTest, InterpolatesBetweenRanks) {
   EXPECT_DOUBLE_EQ(Percentile({4, 1, 3, 2}, 25), 1.75);
   EXPECT_DOUBLE_EQ(Percentile({5}, 25), 5);
