@@ -85,7 +85,7 @@ std::string TaskRows(const pb::JobRecord& j) {
            "</td><td class=\"n\">" + FormatBytes(t.input_bytes()) + "</td><td class=\"n\">" +
            FormatBytes(t.output_bytes()) + "</td><td class=\"n\">" + Since(t.start_ms(), j.submit_ms()) +
            "</td><td class=\"n\">" + Since(t.end_ms(), j.submit_ms()) + "</td><td class=\"n\">" +
-           FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) +
+           FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) + (t.speculative() ? " (backup won)" : "") +
            "</td><td>" + Phases(t.phase_ms()) + "</td></tr>\n";
   }
   for (const pb::ReduceTaskRecord& t : j.reduces()) {
@@ -94,7 +94,7 @@ std::string TaskRows(const pb::JobRecord& j) {
            FormatBytes(Total(t.shuffle())) + "</td><td class=\"n\">" +
            FormatBytes(t.output_bytes()) + "</td><td class=\"n\">" + Since(t.start_ms(), j.submit_ms()) +
            "</td><td class=\"n\">" + Since(t.end_ms(), j.submit_ms()) + "</td><td class=\"n\">" +
-           FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) +
+           FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) + (t.speculative() ? " (backup won)" : "") +
            "</td><td>" + Phases(t.phase_ms()) + "</td></tr>\n";
   }
   return out;
@@ -148,6 +148,9 @@ std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
          "; reduce-data locality " + Percent(f.reduce_data_locality_rate) +
          "</td></tr><tr><th>INT</th><td>" + FormatBytes(f.inter_dc_bytes) +
          "</td></tr><tr><th>FP</th><td>raw " + Fixed(f.fp_raw) + ", wire " + Fixed(f.fp_wire) +
+         "</td></tr><tr><th>speculation</th><td>" + HtmlEscape(j.speculator().empty() ? "none" : j.speculator()) +
+         ": " + std::to_string(j.backups_launched()) + " backup(s), " + std::to_string(j.backups_won()) +
+         " won, " + FormatMs(j.speculation_wasted_ms()) + " wasted"
          "</td></tr></table>\n<h2>Timeline</h2>\n" + TimelineSvg(j) +
          "\n<p><a href=\"/job/" + std::to_string(j.id()) + "/timeline.svg\">timeline.svg</a></p>\n"
          "<h2>Tasks</h2>\n<table id=\"tasks\"><tr><th>kind</th><th>#</th><th>node</th>"

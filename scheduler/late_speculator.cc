@@ -41,7 +41,7 @@ void JobCandidates(const LateOptions& o, const Job& j, const std::vector<Task>& 
     const double rate = ProgressRate(t.run, t.state, now);
     if (!(rate < slow_rate)) continue;
     const double left = rate > 0 ? (1.0 - t.run.progress) / rate : kInfinite;
-    if (o.require_gain && done > 0 && !(left > mean_done_s)) continue;
+    if (o.require_gain && (done == 0 || !(left > mean_done_s))) continue;
     out->push_back({left, j.id, t.index});
   }
 }

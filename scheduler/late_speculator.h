@@ -21,9 +21,11 @@
 //      (a rate of 0 is the longest of all); ties by job, then index.
 //   5. With `require_gain` (ours, on by default; off = the paper's rule):
 //      only tasks whose time left exceeds the mean run time of their job's
-//      done tasks of the kind (when any is done; a done reduce's counted
-//      from the end of its job's last map, as a backup would not wait for
-//      maps) — a fresh attempt would not finish sooner otherwise. It keeps a homogeneous cluster from
+//      done tasks of the kind (a done reduce's counted from the end of its
+//      job's last map, as a backup would not wait for maps) — a fresh
+//      attempt would not finish sooner otherwise; and none before a task of
+//      the kind is done in the job (no estimate yet: Hadoop 2's speculator
+//      waits for one too). It keeps a homogeneous cluster from
 //      backing up the slowest of equally fast tasks at every tail.
 //   6. Reduces only once every map of their job is done (ours): until then
 //      a reduce's copy third waits for maps, not for its node, and every

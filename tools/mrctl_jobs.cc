@@ -104,21 +104,27 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
       {"output_bytes", r.output_bytes()}, {"fp_raw", f.fp_raw}, {"fp_wire", f.fp_wire},
       {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
-      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker}};
+      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker},
+      {"speculator", r.speculator()}, {"backups_launched", r.backups_launched()},
+      {"backups_won", r.backups_won()}, {"speculation_wasted_ms", r.speculation_wasted_ms()}};
   if (!with_tasks) return j;
   json maps = json::array(), reduces = json::array();
   for (const auto& m : r.maps()) {
     maps.push_back({{"index", m.index()}, {"node", m.node()}, {"locality", m.locality()},
                     {"input_bytes", m.input_bytes()}, {"read_bytes", TrafficJson(m.input())},
                     {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
-                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()}});
+                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()},
+                    {"attempt", m.has_attempt() ? m.attempt() : std::max(0, m.attempts() - 1)},
+                    {"speculative", m.speculative()}});
     AddTaskTimes(m, &maps.back());
   }
   for (const auto& t : r.reduces()) {
     reduces.push_back({{"index", t.index()}, {"node", t.node()}, {"shuffle_bytes", TrafficJson(t.shuffle())},
                        {"output_replication_bytes", TrafficJson(t.output())},
                        {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
-                       {"attempts", t.attempts()}});
+                       {"attempts", t.attempts()},
+                       {"attempt", t.has_attempt() ? t.attempt() : std::max(0, t.attempts() - 1)},
+                       {"speculative", t.speculative()}});
     AddTaskTimes(t, &reduces.back());
   }
   j["map_tasks"] = maps;
@@ -137,6 +143,11 @@ void PrintJob(const pb::JobRecord& r) {
               r.maps_total(), r.reduces_done(), r.reduces_total(),
               r.state() == "running" ? "running for" : "JTT",
               static_cast<double>(ElapsedMs(r, f)) / 1000.0, r.failed_attempts());
+  if (!r.speculator().empty() && r.speculator() != "none") {
+    std::printf("  speculation %s: %d backup(s) launched, %d won, %.1f task-seconds wasted\n",
+                r.speculator().c_str(), r.backups_launched(), r.backups_won(),
+                static_cast<double>(r.speculation_wasted_ms()) / 1000.0);
+  }
   std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
               f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
   std::printf(

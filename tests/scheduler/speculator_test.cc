@@ -253,6 +253,19 @@ TEST_F(LateSpeculatorTest, RequireGainSkipsATaskAFreshAttemptWouldNotBeat) {
   EXPECT_THAT(Choose(*MakeSpec("late"), nodes[0], 10000), ElementsAre(BackupChoice{job, true, 7}));
 }
 
+TEST_F(LateSpeculatorTest, RequireGainWaitsForADoneTask) {
+  // Nothing done yet: no estimate of a fresh attempt, no backup (a node
+  // must be free: a second slot on node 0).
+  host.state().SetLive(nodes[0], false);  // SetSlots REQUIRES a node that is not live
+  host.state().SetSlots(nodes[0], 2, 1);
+  host.state().SetLive(nodes[0], true);
+  for (int i = 0; i < 7; ++i) Progress(i, 0.5, 10000);
+  Progress(7, 0.01, 10000);
+  EXPECT_TRUE(Choose(*MakeSpec("late"), nodes[0], 10000).empty());
+  EXPECT_THAT(Choose(*MakeSpec("late", {{"require_gain", false}}), nodes[0], 10000),
+              ElementsAre(BackupChoice{job, true, 7}));
+}
+
 TEST_F(LateSpeculatorTest, WaitsForMinRun) {
   for (int i = 0; i < 7; ++i) Finish(host.state(), job, i, nodes[static_cast<size_t>(i)], 500);
   Progress(7, 0.0, 1000);
