@@ -3,7 +3,8 @@
 //
 // Assumptions: every active job is RUNNING (jobs are initialised eagerly,
 // as with Hadoop's EagerTaskInitializationListener); the host hands out no
-// setup or cleanup tasks; no speculative execution (job_tasks.h).
+// setup or cleanup tasks; speculative execution is the host's speculator's
+// (speculator.h), not this policy's.
 //
 // Job order (§2 "Job order"): priority, highest first; then submit time;
 // then job id. Kept by a FifoOrder (job_order.h), which re-sorts only when

@@ -38,9 +38,10 @@
 // (most failures first), then the lowest pending index; skipping reduces
 // that failed on this node as above. Reduces have no locality here.
 //
-// Not implemented: speculative execution (Hadoop's step 4 and speculative
-// reduces) and the per-job tracker blacklist. A task is never offered while
-// it runs.
+// Not here: speculative execution (Hadoop's step 4 and speculative reduces)
+// is the speculator's (speculator.h), which the host runs after the
+// policy; no per-job tracker blacklist. A task is never offered while it
+// runs.
 //
 // Who calls what: the owning policy forwards its events — AddJob from
 // OnJobAdded, RemoveJob from OnJobFinished, TaskPendingAgain from
