@@ -49,7 +49,8 @@ void SimHost::AttemptEnded(int64_t launch_ms) { result_.task_ms += static_cast<d
 
 // At each heartbeat of `node` (OnHeartbeat, before Assign), as a
 // TaskTracker reports: every attempt there reports its progress score —
-// a map the fraction of its compute done (its read counts as 0), a reduce
+// a map the fraction of its input processed (NodeSpeeds::Progress: its
+// read over the links, then its compute at the node's speed), a reduce
 // a third for the copy (the fraction of the job's map outputs it has
 // fetched) and two thirds for its compute (the sim does not split sort from
 // reduce). A map's original attempt also reports its bytes read and output
@@ -61,10 +62,11 @@ void SimHost::ReportProgress(NodeId node) {
     const bool original = job.maps[static_cast<size_t>(index)].node == node;
     const MapSim& s = maps_[static_cast<size_t>(job_id)][static_cast<size_t>(index)];
     const MapRun& r = original ? s.run : s.backup;
-    const double frac = speeds_.Fraction(node, r.read_ms, r.end_ms, now);
-    const double progress = r.fails ? speeds_.Fraction(node, r.read_ms, r.full_end_ms, now) : frac;
+    const double progress =
+        speeds_.Progress(node, static_cast<double>(r.launch_ms), r.read_ms, r.full_end_ms, now);
     state_.SetProgress(job_id, true, index, node, progress, now_);
     if (job.reduces.empty() || !original) continue;
+    const double frac = speeds_.Fraction(node, r.read_ms, r.end_ms, now);  // as before speculation
     sched::MapTask& m = state_.mutable_job(job_id).maps[static_cast<size_t>(index)];
     m.bytes_read = static_cast<int64_t>(frac * static_cast<double>(m.bytes));
     m.partition_bytes.assign(job.reduces.size(),

@@ -53,7 +53,7 @@ Result<RunResult> RunOne(const Scenario& scenario, const Workload& workload,
   for (const sched::PolicyInfo* info : sched::RegisteredPolicies()) {
     if (info->name == run.name) result->params = CompleteParamText(info->params, run.params);
   }
-  result->speculation = scenario.speculation_given || run.speculation.has_value();
+  result->speculation = scenario.speculation_given;
   result->speculator = spec.name;
   for (const sched::SpeculatorInfo* info : sched::RegisteredSpeculators()) {
     if (info->name == spec.name) result->speculator_params = CompleteParamText(info->params, spec.params);

@@ -88,4 +88,13 @@ double NodeSpeeds::Fraction(sched::NodeId node, double from, double end, double 
   return total <= 0 ? 1.0 : std::clamp(Work(node, from, now) / total, 0.0, 1.0);
 }
 
+double NodeSpeeds::Progress(sched::NodeId node, double launch, double from, double end,
+                            double now) const {
+  const double read = std::max(0.0, from - launch);
+  const double total = read + Work(node, from, end);
+  if (total <= 0) return 1.0;
+  const double done = std::clamp(now - launch, 0.0, read) + Work(node, from, std::min(now, end));
+  return std::clamp(done / total, 0.0, 1.0);
+}
+
 }  // namespace mr::sim

@@ -44,6 +44,12 @@ class NodeSpeeds {
   // How much of the compute phase [from, end] is done at `now`, in [0, 1]
   // (1 when the phase is empty).
   double Fraction(sched::NodeId node, double from, double end, double now) const;
+  // How much of an attempt is done at `now`, in [0, 1], when it reads from
+  // `launch` to `from` (time on the links, which the node's speed does not
+  // change) and then computes until `end`: (read time so far + work so
+  // far) / (read time + work). (now - launch) / (end - launch) on a
+  // uniform node.
+  double Progress(sched::NodeId node, double launch, double from, double end, double now) const;
 
  private:
   struct Piece {
