@@ -160,10 +160,10 @@ struct NodeFailure {
 // dead — a node that dies is a run.failures entry). A node's episodes may
 // not overlap.
 struct SpeedEpisode {
-  int node = 0;
-  int64_t at_ms = 0;
-  int64_t for_ms = 0;
-  double factor = 0;         // in [0, 100]. Default: 0
+  int node = 0;              // required
+  int64_t at_ms = 0;         // Default: 0
+  int64_t for_ms = 0;        // required, > 0
+  double factor = 0;         // in [0, 100]; required (0 = frozen)
 };
 
 struct RunSpec {

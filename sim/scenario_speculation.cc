@@ -100,7 +100,7 @@ Status ReadSpeculation(const Reader& r, SpeculationSpec* s) {
   MR_RETURN_IF_ERROR(r.String("name", &s->name));
   MR_RETURN_IF_ERROR(ReadParams(r, &s->params));
   auto made = sched::MakeSpeculator(s->name, s->params);
-  if (!made.ok()) return Invalid(r.path() + ": " + made.status().message());
+  if (!made.ok()) return Invalid("'" + r.path() + "': " + made.status().message());
   return Status::OK();
 }
 
