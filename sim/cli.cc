@@ -22,7 +22,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "  2  a bad scenario file, option or output directory");
   app.require_subcommand(1);
   std::string file, csv_dir, report_dir;
-  std::vector<std::string> sets, params, only, added;
+  std::vector<std::string> sets, params, only, added, speculators;
   bool json = false, timing = false, quiet = false;
   auto add_run_options = [&](CLI::App* cmd) {
     cmd->add_option("FILE", file, "scenario file (sim/scenarios/*.toml)")->required();
@@ -32,6 +32,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     cmd->add_option("--only", only, "run only the scheduler with this label or name");
     cmd->add_option("--add-scheduler", added,
                     "add a policy to the scenario's list: NAME[:LABEL][,KEY=VALUE...]");
+    cmd->add_option("--speculator", speculators,
+                    "host this speculator beside every policy: NAME[,KEY=VALUE...] "
+                    "(none, hadoop, late; replaces the file's [speculation])");
     cmd->add_flag("--timing", timing, "add wall-clock figures (output no longer reproducible)");
     cmd->add_flag("--quiet", quiet, "no progress lines on stderr");
   };
@@ -73,6 +76,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   }
   for (const std::string& a : added) {
     auto o = ParseAddScheduler(a);
+    if (!o.ok()) return fail(o.status());
+    options.set.push_back(*o);
+  }
+  for (const std::string& a : speculators) {
+    auto o = ParseSpeculatorOption(a);
     if (!o.ok()) return fail(o.status());
     options.set.push_back(*o);
   }

@@ -27,12 +27,14 @@ SimHost::SimHost(const Scenario& scenario, const Workload& workload)
     name += "-n" + std::to_string(i);
     state_.AddNode(name, dc, rack, c.map_slots, c.reduce_slots);
   }
+  InitSpeeds();
 }
 
 SimHost::~SimHost() = default;
 
 Result<RunResult> SimHost::Run(std::unique_ptr<sched::Scheduler> policy, bool timed) {
   policy_ = std::move(policy);
+  if (!speculator_) speculator_ = std::move(sched::MakeSpeculator("none", {})).value();
   timed_ = timed;
   const auto wall_start = std::chrono::steady_clock::now();
   net_ = std::make_unique<Network>(sc_.network, state_);
@@ -219,26 +221,22 @@ void SimHost::EndedOn(NodeId node) {
   if (sc_.cluster.out_of_band_heartbeat && state_.node(node).live) ScheduleHeartbeat(node, now_);
 }
 
+// A frozen node (factor 0) sends nothing: no progress, no Assign. Its
+// heartbeats keep their phase and resume when the episode ends.
 void SimHost::OnHeartbeat(NodeId node, int32_t generation) {
   if (generation != hb_generation_[static_cast<size_t>(node)] || !state_.node(node).live) return;
   ScheduleHeartbeat(node, now_ + sc_.cluster.heartbeat_ms);
-  // Progress of the node's running maps, as a TaskTracker reports it.
-  for (const auto& [job_id, index] : node_maps_[static_cast<size_t>(node)]) {
-    sched::Job& job = state_.mutable_job(job_id);
-    if (job.reduces.empty()) continue;
-    sched::MapTask& m = job.maps[static_cast<size_t>(index)];
-    const MapRun& r = maps_[static_cast<size_t>(job_id)][static_cast<size_t>(index)];
-    const double span = r.end_ms - r.read_ms;
-    const double frac = span <= 0 ? 1.0 : std::clamp((now_ - r.read_ms) / span, 0.0, 1.0);
-    m.bytes_read = static_cast<int64_t>(frac * static_cast<double>(m.bytes));
-    m.partition_bytes.assign(job.reduces.size(),
-                             static_cast<int64_t>(frac * PartitionMb(job_id) * 1048576.0));
-  }
+  if (speeds_.Frozen(node, static_cast<double>(now_))) return;
+  ReportProgress(node);
   current_ = node;
   free_maps_ = state_.node(node).free_map_slots();
   free_reduces_ = state_.node(node).free_reduce_slots();
   ++result_.assign_calls;
-  CallPolicy([&] { policy_->Assign(state_, sched::Heartbeat{node, now_}, *this); });
+  const sched::Heartbeat hb{node, now_};
+  CallPolicy([&] { policy_->Assign(state_, hb, *this); });
+  if (error_.empty()) {
+    CallPolicy([&] { sched::SpeculateAt(state_, hb, *speculator_, *policy_, *this); });
+  }
   current_ = sched::kNoNode;
 }
 
@@ -279,6 +277,9 @@ void SimHost::Sample() {
 
 // ---- Node failures (RunSpec::failures), as TestHost::LoseNode ----
 
+// Attempts there are lost: a task with a backup keeps its other attempt
+// (DropAttempt, as the master's WorkerLost), the others are pending again;
+// finished maps there of jobs with reduces run again.
 void SimHost::OnNodeDown(NodeId node, int32_t failure) {
   if (!state_.node(node).live) return;
   state_.SetLive(node, false);
@@ -287,20 +288,30 @@ void SimHost::OnNodeDown(NodeId node, int32_t failure) {
   for (JobId id : std::vector<JobId>(state_.active_jobs())) {
     const sched::Job& job = state_.job(id);
     for (const sched::MapTask& m : job.maps) {
-      if (m.node != node) continue;
-      if (m.state == TaskState::kRunning) {
-        state_.FailMap(id, m.index);
+      if (m.state == TaskState::kRunning && (m.node == node || m.backup_node == node)) {
+        const MapSim& s = maps_[static_cast<size_t>(id)][static_cast<size_t>(m.index)];
+        AttemptEnded((m.node == node ? s.run : s.backup).launch_ms);
         ++result_.failed_attempts;
-      } else if (m.state == TaskState::kDone && !job.reduces.empty()) {
+        if (m.backup_node != sched::kNoNode) {
+          DropAttempt(id, m.index, /*is_map=*/true, node, /*failed=*/false);
+        } else {
+          state_.FailMap(id, m.index);
+        }
+      } else if (m.node == node && m.state == TaskState::kDone && !job.reduces.empty()) {
         CountMap(id, m.index, -1);  // its output is lost; its next success counts instead
         state_.RedoMap(id, m.index);
         ++result_.redone_maps;
       }
     }
     for (const sched::ReduceTask& r : job.reduces) {
-      if (r.node == node && r.state == TaskState::kRunning) {
+      if (r.state != TaskState::kRunning || (r.node != node && r.backup_node != node)) continue;
+      const ReduceSim& s = reduces_[static_cast<size_t>(id)][static_cast<size_t>(r.index)];
+      AttemptEnded((r.node == node ? s.run : s.backup).launch_ms);
+      ++result_.failed_attempts;
+      if (r.backup_node != sched::kNoNode) {
+        DropAttempt(id, r.index, /*is_map=*/false, node, /*failed=*/false);
+      } else {
         state_.FailReduce(id, r.index);
-        ++result_.failed_attempts;
       }
     }
   }

@@ -20,19 +20,19 @@ bool Contains(const std::vector<NodeId>& v, NodeId n) {
   return std::find(v.begin(), v.end(), n) != v.end();
 }
 
-void Remove(std::vector<std::pair<JobId, int32_t>>& v, JobId job, int32_t index) {
+std::string TaskName(JobId job, int32_t index, bool is_map) {
+  return std::string(is_map ? "map " : "reduce ") + std::to_string(job) + "/" + std::to_string(index);
+}
+
+}  // namespace
+
+void SimHost::Remove(std::vector<std::pair<JobId, int32_t>>& v, JobId job, int32_t index) {
   auto it = std::find(v.begin(), v.end(), std::make_pair(job, index));
   if (it != v.end()) {
     *it = v.back();
     v.pop_back();
   }
 }
-
-std::string TaskName(JobId job, int32_t index, bool is_map) {
-  return std::string(is_map ? "map " : "reduce ") + std::to_string(job) + "/" + std::to_string(index);
-}
-
-}  // namespace
 
 void SimHost::Violation(const std::string& what) {
   if (error_.empty()) error_ = std::string(policy_->name()) + ": " + what + " (at " +
@@ -95,16 +95,25 @@ NodeId SimHost::NearestLiveReplica(const std::vector<NodeId>& replicas, NodeId t
 
 void SimHost::LaunchMap(JobId job, int32_t index) {
   if (!error_.empty() || !CheckLaunch(job, index, /*is_map=*/true)) return;
-  const NodeId node = current_;
-  state_.LaunchMap(job, index, node);
+  state_.LaunchMap(job, index, current_, now_);
   const sched::MapTask& m = state_.job(job).maps[static_cast<size_t>(index)];
-  const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
-  const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
   ++map_launches_[static_cast<size_t>(job)][static_cast<size_t>(index)];
   ++result_.map_launches;
   last_progress_ms_ = now_;
+  MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)].run;
+  run = MapRun{};
+  run.attempt = m.run.number;
+  run.node = current_;
+  StartMap(job, index, run, nullptr);
+}
 
-  // Input: local, or a prefetch in flight to this node, or the nearest replica.
+// Input: local, or a prefetch in flight to this node, or the nearest
+// replica; then the compute, at the node's speed.
+void SimHost::StartMap(JobId job, int32_t index, MapRun& run, const MapRun* backs_up) {
+  const NodeId node = run.node;
+  const sched::MapTask& m = state_.job(job).maps[static_cast<size_t>(index)];
+  const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
+  const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
   const double mb = sc_.data.block_mb;
   const std::vector<NodeId>& holders = replicas_[m.block];
   double read = static_cast<double>(now_);
@@ -127,48 +136,59 @@ void SimHost::LaunchMap(JobId job, int32_t index) {
   const ServiceSpec& s = sc_.service;
   const double slowdown[] = {1.0, s.rack_slowdown, s.remote_slowdown,
                              s.off_dc_slowdown > 0 ? s.off_dc_slowdown : s.remote_slowdown};
-  const double compute = m.attempts == 1 ? sj.map_ms[static_cast<size_t>(index)] : type.map.Sample(rng_);
-  MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  run = MapRun{now_, read, read + compute * slowdown[static_cast<int>(span)], false, node,
-               state_.LocalityOf(node, m.replicas), -1};
+  const double compute = backs_up != nullptr ? backs_up->work_ms
+                         : m.attempts == 1   ? sj.map_ms[static_cast<size_t>(index)]
+                                             : type.map.Sample(rng_);
+  run.launch_ms = now_;
+  run.read_ms = read;
+  run.work_ms = compute;
+  run.end_ms = speeds_.End(node, read, compute * slowdown[static_cast<int>(span)]);
+  run.full_end_ms = run.end_ms;
+  run.level = state_.LocalityOf(node, m.replicas);
   if (sc_.run.task_failure_prob > 0 && Uniform01(rng_) < sc_.run.task_failure_prob) {
     run.fails = true;
     run.end_ms = static_cast<double>(now_) + Uniform01(rng_) * (run.end_ms - static_cast<double>(now_));
   }
   node_maps_[static_cast<size_t>(node)].emplace_back(job, index);
-  events_.Push(Ceil(run.end_ms), EventKind::kMapEnd, job, index, m.attempts);
+  events_.Push(Ceil(run.end_ms), EventKind::kMapEnd, job, index, run.attempt);
 }
 
 void SimHost::LaunchReduce(JobId job, int32_t index) {
   if (!error_.empty() || !CheckLaunch(job, index, /*is_map=*/false)) return;
-  const NodeId node = current_;
-  state_.LaunchReduce(job, index, node);
+  state_.LaunchReduce(job, index, current_, now_);
   ++reduce_launches_[static_cast<size_t>(job)][static_cast<size_t>(index)];
   ++result_.reduce_launches;
   last_progress_ms_ = now_;
+  ReduceSim& s = reduces_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  s.base_ms = -1;  // a new attempt of a pending task: a fresh compute time (as before backups)
+  StartReduce(job, index, s.run, current_);
+}
+
+void SimHost::StartReduce(JobId job, int32_t index, ReduceRun& run, NodeId node) {
   const sched::Job& j = state_.job(job);
-  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  const sched::ReduceTask& r = j.reduces[static_cast<size_t>(index)];
   run = ReduceRun{};
+  run.attempt = node == r.node ? r.run.number : r.backup.number;
+  run.node = node;
   run.launch_ms = now_;
   run.last_fetch_ms = static_cast<double>(now_);
   run.fetched.assign(j.maps.size(), false);
   run.fails = sc_.run.task_failure_prob > 0 && Uniform01(rng_) < sc_.run.task_failure_prob;
   node_reduces_[static_cast<size_t>(node)].emplace_back(job, index);
   for (const sched::MapTask& m : j.maps) {
-    if (m.state == TaskState::kDone) Fetch(job, index, m.index);
+    if (m.state == TaskState::kDone) Fetch(job, run, m.index);
   }
-  MaybeCompleteReduce(job, index);
+  MaybeCompleteReduce(job, index, run);
 }
 
-// The reduce copies map `map`'s partition from the node the map ran on.
-void SimHost::Fetch(JobId job, int32_t reduce, int32_t map) {
-  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(reduce)];
+// The reduce attempt copies map `map`'s partition from the node the map ran on.
+void SimHost::Fetch(JobId job, ReduceRun& run, int32_t map) {
   if (run.fetched[static_cast<size_t>(map)]) return;
   run.fetched[static_cast<size_t>(map)] = true;
   ++run.fetched_count;
   const sched::Job& j = state_.job(job);
   const NodeId from = j.maps[static_cast<size_t>(map)].node;
-  const NodeId to = j.reduces[static_cast<size_t>(reduce)].node;
+  const NodeId to = run.node;
   const double mb = PartitionMb(job);
   const Span span = net_->SpanOf(from, to);
   run.last_fetch_ms = std::max(run.last_fetch_ms, net_->Transfer(from, to, mb, static_cast<double>(now_)));
@@ -180,16 +200,23 @@ void SimHost::Fetch(JobId job, int32_t reduce, int32_t map) {
 }
 
 // Once every partition is fetched, the reduce computes, then ends.
-void SimHost::MaybeCompleteReduce(JobId job, int32_t reduce) {
-  ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(reduce)];
+void SimHost::MaybeCompleteReduce(JobId job, int32_t reduce, ReduceRun& run) {
   const sched::Job& j = state_.job(job);
   if (run.scheduled || run.fetched_count < static_cast<int>(j.maps.size())) return;
   run.scheduled = true;
   const SimJob& sj = wl_.jobs[static_cast<size_t>(job)];
   const JobType& type = sc_.job_types[static_cast<size_t>(sj.type)];
-  const sched::ReduceTask& r = j.reduces[static_cast<size_t>(reduce)];
-  const double base = r.attempts == 1 ? sj.reduce_ms[static_cast<size_t>(reduce)] : type.reduce.Sample(rng_);
-  double end = run.last_fetch_ms + base + type.reduce_ms_per_mb * run.input_mb;
+  ReduceSim& s = reduces_[static_cast<size_t>(job)][static_cast<size_t>(reduce)];
+  if (s.base_ms < 0) {
+    s.base_ms = s.run.attempt == 0 ? sj.reduce_ms[static_cast<size_t>(reduce)] : type.reduce.Sample(rng_);
+  }
+  const double base = s.base_ms;
+  // On a node at factor 1 throughout, the sum as it was before speeds.
+  double end = speeds_.Uniform(run.node)
+                   ? run.last_fetch_ms + base + type.reduce_ms_per_mb * run.input_mb
+                   : speeds_.End(run.node, run.last_fetch_ms, base + type.reduce_ms_per_mb * run.input_mb);
+  run.compute_ms = run.last_fetch_ms;
+  run.end_ms = end;
   if (run.fails) {
     // A failing attempt fails at a uniform point of the part of its run
     // still ahead, [now, end]. Its end is known only now, when its last
@@ -198,34 +225,46 @@ void SimHost::MaybeCompleteReduce(JobId job, int32_t reduce) {
     const double from = static_cast<double>(now_);
     end = from + Uniform01(rng_) * (end - from);
   }
-  events_.Push(Ceil(end), EventKind::kReduceEnd, job, reduce, r.attempts);
+  events_.Push(Ceil(end), EventKind::kReduceEnd, job, reduce, run.attempt);
 }
 
 void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
   const sched::Job& j = state_.job(job);
-  const sched::MapTask& m = j.maps[static_cast<size_t>(index)];
-  if (j.done || m.state != TaskState::kRunning || m.attempts != attempt) return;  // lost
-  const NodeId node = m.node;
+  MapRun* found = j.done ? nullptr : RunningMap(job, index, attempt);
+  if (found == nullptr) return;  // killed, dropped or lost
+  const MapRun run = *found;
+  const NodeId node = run.node;
+  const bool raced = j.maps[static_cast<size_t>(index)].backup_node != sched::kNoNode;
   Remove(node_maps_[static_cast<size_t>(node)], job, index);
-  MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  AttemptEnded(run.launch_ms);
   if (run.fails) {
-    state_.FailMap(job, index);
     ++result_.failed_attempts;
-    CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/true, now_); });
+    if (raced) {
+      DropAttempt(job, index, /*is_map=*/true, node, /*failed=*/true);  // the other runs on
+    } else {
+      state_.FailMap(job, index);
+      CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/true, now_); });
+    }
     EndedOn(node);
     return;
   }
   sched::MapTask& mm = state_.mutable_job(job).maps[static_cast<size_t>(index)];
   mm.bytes_read = mm.bytes;
   mm.partition_bytes.assign(j.reduces.size(), static_cast<int64_t>(PartitionMb(job) * 1048576.0));
-  state_.FinishMap(job, index, static_cast<double>(now_ - run.launch_ms));
+  SettleRace(job, index, /*is_map=*/true, node);
+  state_.SetProgress(job, true, index, node, 1.0, now_);
+  state_.FinishMap(job, index, static_cast<double>(now_ - run.launch_ms), node);
   ++map_successes_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  run.done_ms = now_;
+  maps_[static_cast<size_t>(job)][static_cast<size_t>(index)].run.done_ms = now_;
   CountMap(job, index, 1);
   for (const sched::ReduceTask& r : j.reduces) {
     if (r.state != TaskState::kRunning) continue;
-    Fetch(job, r.index, index);
-    MaybeCompleteReduce(job, r.index);
+    ReduceSim& s = reduces_[static_cast<size_t>(job)][static_cast<size_t>(r.index)];
+    Fetch(job, s.run, index);
+    MaybeCompleteReduce(job, r.index, s.run);
+    if (r.backup_node == sched::kNoNode) continue;
+    Fetch(job, s.backup, index);
+    MaybeCompleteReduce(job, r.index, s.backup);
   }
   CallPolicy([&] { policy_->OnMapFinished(state_, job, index, now_); });
   MaybeFinishJob(job);
@@ -235,7 +274,7 @@ void SimHost::OnMapEnd(JobId job, int32_t index, int32_t attempt) {
 // The master's rule (master/job_records.cc): a map task counts once, by its
 // last successful run, at the level judged when that run was launched.
 void SimHost::CountMap(JobId job, int32_t index, int sign) {
-  const MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)];
+  const MapRun& run = maps_[static_cast<size_t>(job)][static_cast<size_t>(index)].run;
   const int type = wl_.jobs[static_cast<size_t>(job)].type;
   for (Tally* t : {&result_.all, &type_tally_[static_cast<size_t>(type)]}) {
     t->maps_total += sign;
@@ -249,21 +288,29 @@ void SimHost::CountMap(JobId job, int32_t index, int sign) {
 
 void SimHost::OnReduceEnd(JobId job, int32_t index, int32_t attempt) {
   const sched::Job& j = state_.job(job);
-  const sched::ReduceTask& r = j.reduces[static_cast<size_t>(index)];
-  if (j.done || r.state != TaskState::kRunning || r.attempts != attempt) return;  // lost
-  const NodeId node = r.node;
+  ReduceRun* found = j.done ? nullptr : RunningReduce(job, index, attempt);
+  if (found == nullptr) return;  // killed, dropped or lost
+  const NodeId node = found->node;
+  const int64_t launch_ms = found->launch_ms;
+  const bool raced = j.reduces[static_cast<size_t>(index)].backup_node != sched::kNoNode;
   Remove(node_reduces_[static_cast<size_t>(node)], job, index);
-  const ReduceRun& run = reduces_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  if (run.fails) {
-    state_.FailReduce(job, index);
+  AttemptEnded(launch_ms);
+  if (found->fails) {
     ++result_.failed_attempts;
-    CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/false, now_); });
+    if (raced) {
+      DropAttempt(job, index, /*is_map=*/false, node, /*failed=*/true);
+    } else {
+      state_.FailReduce(job, index);
+      CallPolicy([&] { policy_->OnTaskFailed(state_, job, index, /*is_map=*/false, now_); });
+    }
     EndedOn(node);
     return;
   }
-  state_.FinishReduce(job, index);
+  SettleRace(job, index, /*is_map=*/false, node);
+  state_.SetProgress(job, false, index, node, 1.0, now_);
+  state_.FinishReduce(job, index, node);
   ++reduce_successes_[static_cast<size_t>(job)][static_cast<size_t>(index)];
-  result_.reduce_run_ms_sum += static_cast<double>(now_ - run.launch_ms);
+  result_.reduce_run_ms_sum += static_cast<double>(now_ - launch_ms);
   ++result_.reduces_done;
   CallPolicy([&] { policy_->OnReduceFinished(state_, job, index, now_); });
   MaybeFinishJob(job);

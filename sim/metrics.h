@@ -77,6 +77,17 @@ struct RunResult {
   std::vector<BacklogSample> backlog;
   std::vector<JobRecord> jobs;
   double tail_fraction = 0.05;
+  // Speculative execution (the master's names, docs/jobs.md). Output only
+  // when `speculation` (the scenario chose a speculator: Scenario::
+  // speculation_given), so runs without one print as before.
+  bool speculation = false;
+  std::string speculator = "none";
+  std::map<std::string, std::string> speculator_params;  // complete
+  int64_t backups_launched = 0;   // backup attempts started
+  int64_t backups_won = 0;        // races the backup won (it ended first)
+  int64_t attempts_killed = 0;    // race losers killed (one per race a task won)
+  double wasted_ms = 0;           // slot time of the killed losers (speculation_wasted_ms)
+  double task_ms = 0;             // slot time of every attempt that ended: won, failed, killed, lost
   // Wall-clock measurements, only with timing (they break byte-identity).
   bool timed = false;
   double wall_ms = 0, policy_ms = 0;

@@ -43,6 +43,33 @@ void PutTally(Json& j, const Tally& t) {
 
 double Avg(double sum, int64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0; }
 
+// Speculative execution, named as the master's job record (docs/jobs.md):
+// the speculator and its parameters, backups launched and won, the slot
+// time of the killed losers (speculation_wasted_ms) and of every attempt
+// (task_ms), and wasted / task time.
+void PutSpeculation(Json& j, const RunResult& r) {
+  j["speculator"] = r.speculator;
+  j["speculator_params"] = Json::object();
+  for (const auto& [k, v] : r.speculator_params) j["speculator_params"][k] = v;
+  j["backups_launched"] = r.backups_launched;
+  j["backups_won"] = r.backups_won;
+  j["speculation_wasted_ms"] = std::llround(r.wasted_ms);
+  j["task_ms"] = std::llround(r.task_ms);
+  j["wasted_fraction"] = R6(r.task_ms > 0 ? r.wasted_ms / r.task_ms : 0);
+}
+
+// The columns only runs with a speculator add (the CSV and the text table
+// keep their old shape otherwise).
+const char* const kSpeculationKeys[] = {"speculator", "backups_launched", "backups_won",
+                                        "speculation_wasted_ms", "task_ms", "wasted_fraction"};
+
+bool AnySpeculation(const std::vector<RunResult>& runs) {
+  for (const RunResult& r : runs) {
+    if (r.speculation) return true;
+  }
+  return false;
+}
+
 bool Flat(const Json& j) {
   for (const Json& e : j) {
     if (e.is_structured()) return false;
@@ -140,6 +167,7 @@ Json RunToJson(const RunResult& r) {
     j["backlog"].push_back({s.t_ms, s.maps_waiting, s.maps_running, s.reduces_waiting,
                             s.reduces_running, s.active_jobs});
   }
+  if (r.speculation) PutSpeculation(j, r);
   if (r.timed) {
     j["wall_ms"] = R1(r.wall_ms);
     j["policy_ms"] = R1(r.policy_ms);
@@ -161,22 +189,36 @@ std::string RunsToJson(const std::vector<RunResult>& runs) {
 std::string RunsToText(const std::vector<RunResult>& runs) {
   std::ostringstream os;
   char line[512];
-  std::snprintf(line, sizeof line, "%-24s %-28s %8s %10s %7s %7s %7s %7s %12s %10s %9s\n",
+  const bool spec = AnySpeculation(runs);
+  std::snprintf(line, sizeof line, "%-24s %-28s %8s %10s %7s %7s %7s %7s %12s %10s %9s",
                 "scheduler", "sweep", "jobs", "jtt_s", "vps", "cen", "offcen", "rdl", "int_MB",
                 "backlog", "stopped");
   os << line;
+  if (spec) {
+    std::snprintf(line, sizeof line, " %-10s %8s %8s %10s %7s", "speculator", "backups", "won",
+                  "wasted_s", "wasted");
+    os << line;
+  }
+  os << "\n";
   for (const RunResult& r : runs) {
     std::string sweep;
     for (const auto& [k, v] : r.sweep) sweep += (sweep.empty() ? "" : " ") + k.substr(k.rfind('.') + 1) + "=" + v;
     const Tally& t = r.all;
     std::snprintf(line, sizeof line,
-                  "%-24s %-28s %8lld %10.1f %7.3f %7.3f %7.3f %7.3f %12.0f %10.1f %9s\n",
+                  "%-24s %-28s %8lld %10.1f %7.3f %7.3f %7.3f %7.3f %12.0f %10.1f %9s",
                   r.label.c_str(), sweep.c_str(), static_cast<long long>(t.jobs), MeanJtt(t) / 1000.0,
                   Rate(t.maps_level[0], t.maps_total),
                   Rate(t.maps_level[1] + t.maps_level[2], t.maps_total),
                   Rate(t.maps_level[3], t.maps_total), ReduceDataLocality(t),
                   InterDcBytes(t) / 1048576.0, BacklogTail(r), r.stopped.c_str());
     os << line;
+    if (spec) {
+      std::snprintf(line, sizeof line, " %-10s %8lld %8lld %10.1f %7.3f", r.speculator.c_str(),
+                    static_cast<long long>(r.backups_launched), static_cast<long long>(r.backups_won),
+                    r.wasted_ms / 1000.0, r.task_ms > 0 ? r.wasted_ms / r.task_ms : 0.0);
+      os << line;
+    }
+    os << "\n";
   }
   return os.str();
 }
@@ -191,7 +233,12 @@ Status WriteCsv(const std::string& dir, const std::vector<RunResult>& runs) {
   runs_csv << "run,scenario,scheduler,label,sweep,jobs_total,jobs_finished,jtt_ms,wtt_ms,maps_total,"
               "maps_node_local,maps_dc_local,maps_off_dc,vps_locality_rate,cen_locality_rate,"
               "off_cen_rate,reduce_data_locality_rate,inter_dc_bytes,map_response_ms,"
-              "backlog_tail,node_load_sd,stopped\n";
+              "backlog_tail,node_load_sd,stopped";
+  const bool spec = AnySpeculation(runs);
+  if (spec) {
+    for (const char* key : kSpeculationKeys) runs_csv << "," << key;
+  }
+  runs_csv << "\n";
   jobs_csv << "run,job,type,maps,reduces,submit_ms,finish_ms,jtt_ms\n";
   backlog_csv << "run,t_ms,maps_waiting,maps_running,reduces_waiting,reduces_running,active_jobs\n";
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -207,7 +254,15 @@ Status WriteCsv(const std::string& dir, const std::vector<RunResult>& runs) {
                             "inter_dc_bytes", "map_response_ms", "backlog_tail", "node_load_sd"}) {
       runs_csv << "," << j[key].dump();
     }
-    runs_csv << "," << r.stopped << "\n";
+    runs_csv << "," << r.stopped;
+    if (spec) {
+      Json extra;
+      PutSpeculation(extra, r);
+      for (const char* key : kSpeculationKeys) {
+        runs_csv << "," << (extra[key].is_string() ? extra[key].get<std::string>() : extra[key].dump());
+      }
+    }
+    runs_csv << "\n";
     for (const JobRecord& job : r.jobs) {
       jobs_csv << i << "," << job.id << "," << job.type << "," << job.maps << "," << job.reduces << ","
                << job.submit_ms << "," << job.finish_ms << ","

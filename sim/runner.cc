@@ -29,7 +29,9 @@ Result<std::vector<RunResult>> RunScenarioFile(const std::string& path, const Pl
   std::vector<SweepAxis> axes;
   for (const SweepAxis& a : base->sweep) {
     const bool pinned = std::any_of(options.set.begin(), options.set.end(),
-                                    [&](const Override& o) { return o.key == a.first; });
+                                    [&](const Override& o) {
+                                      return o.key == a.first || a.first.rfind(o.key + ".", 0) == 0;
+                                    });
     if (!options.no_sweep && !pinned) axes.push_back(a);
   }
   for (const SweepAxis& p : options.params) {

@@ -18,7 +18,7 @@ namespace mr::sim {
 using SweepAxis = std::pair<std::string, std::vector<std::string>>;
 
 struct PlanOptions {
-  std::vector<Override> set;      // applied to every run (--set); a key the file sweeps is pinned
+  std::vector<Override> set;      // applied to every run (--set); a key the file sweeps (or its table) is pinned
   std::vector<SweepAxis> params;  // --param axes; one with a key of the file's replaces it
   bool no_sweep = false;          // ignore the file's [sweep] table
   std::vector<std::string> only;  // run only schedulers with these labels or names; empty = all

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,17 @@
 #include "sim/random.h"
 
 namespace mr::sim {
+
+// [[cluster.speeds]]: a group of nodes that compute at `factor` (sim/speed.h:
+// 0.25 = a task's compute takes 4 times as long there). The group is
+// `nodes`, or else `fraction` of all nodes drawn from the seed's "speeds"
+// stream (round(fraction × nodes) distinct nodes). A later group overrides
+// an earlier one for a node in both.
+struct SpeedGroup {
+  std::vector<int> nodes;    // node indexes. Default: empty
+  double fraction = 0;       // used when `nodes` is empty. Default: 0
+  double factor = 1;         // in (0, 100]. Default: 1
+};
 
 struct ClusterSpec {
   int nodes = 10;            // worker nodes, spread evenly over datacenters. Default: 10
@@ -27,6 +39,7 @@ struct ClusterSpec {
   // off by default (mapreduce.tasktracker.outofband.heartbeat, baselines.md
   // §1) and 0.20 does not have it: a scenario whose paper had it says so.
   bool out_of_band_heartbeat = false;  // Default: false
+  std::vector<SpeedGroup> speeds;      // Default: none (every node at factor 1)
 };
 
 // The link model (Joint §3.2, Fig. 2): every node has an up- and a down-link
@@ -140,6 +153,19 @@ struct NodeFailure {
   int64_t back_ms = -1;
 };
 
+// [[run.episodes]]: node `node` computes at `factor` from `at_ms` for
+// `for_ms` (a noisy neighbour; factor 0 = frozen: no progress and no
+// heartbeats, so nothing is launched there and its attempts report nothing;
+// the sim does not model heartbeat expiry, so a frozen node is not declared
+// dead — a node that dies is a run.failures entry). A node's episodes may
+// not overlap.
+struct SpeedEpisode {
+  int node = 0;              // required
+  int64_t at_ms = 0;         // Default: 0
+  int64_t for_ms = 0;        // required, > 0
+  double factor = 0;         // in [0, 100]; required (0 = frozen)
+};
+
 struct RunSpec {
   int64_t end_ms = 0;             // stop here even if work remains; 0 = when every job is done
   int64_t sample_ms = 0;          // backlog sampling period; 0 = 10 heartbeats
@@ -147,6 +173,7 @@ struct RunSpec {
   double tail_fraction = 0.05;    // backlog averaged over this last fraction of the run (Joint §6)
   double task_failure_prob = 0;   // an attempt fails (at a uniform point of its run) with this probability
   std::vector<NodeFailure> failures;
+  std::vector<SpeedEpisode> episodes;
 };
 
 // [live]: how a live cluster runs the same workload (mr-workload,
@@ -174,10 +201,19 @@ struct LiveSpec {
   }
 };
 
+// [speculation], or a [[schedulers]] row's `speculation`: the speculator
+// (scheduler/speculator.h) mr-sim hosts beside the policy, as the master
+// does, by registry name and parameters.
+struct SpeculationSpec {
+  std::string name = "none";      // none | hadoop | late. Default: none
+  sched::SchedulerParams params;
+};
+
 struct SchedulerRun {
   std::string name;               // registry name
   std::string label;              // shown in reports; default: the name
   sched::SchedulerParams params;
+  std::optional<SpeculationSpec> speculation;  // this row's; unset = the scenario's
 };
 
 struct Scenario {
@@ -193,6 +229,11 @@ struct Scenario {
   WorkloadSpec workload;
   RunSpec run;
   std::vector<SchedulerRun> schedulers;
+  SpeculationSpec speculation;
+  // A [speculation] table (or a row's own) was given: the runs report the
+  // speculation figures (output.h); without one, the output is as it was
+  // before speculation existed.
+  bool speculation_given = false;
   // Scenario-level sweep: key (a dotted path in the file) -> values.
   std::vector<std::pair<std::string, std::vector<std::string>>> sweep;
   LiveSpec live;

@@ -6,6 +6,7 @@
 
 #include "sim/scenario_live.h"
 #include "sim/scenario_reader.h"
+#include "sim/scenario_speculation.h"
 
 #include <toml++/toml.h>
 
@@ -94,7 +95,7 @@ Status ReadSizes(const Reader& parent, SizeDist* s) {
 
 Status ReadCluster(const Reader& r, ClusterSpec* c) {
   MR_RETURN_IF_ERROR(r.Keys({"nodes", "datacenters", "racks", "map_slots", "reduce_slots",
-                             "heartbeat_ms", "out_of_band_heartbeat"}));
+                             "heartbeat_ms", "out_of_band_heartbeat", "speeds"}));
   MR_RETURN_IF_ERROR(r.Int("nodes", 1, 1'000'000, &c->nodes));
   MR_RETURN_IF_ERROR(r.Int("datacenters", 1, 1000, &c->datacenters));
   MR_RETURN_IF_ERROR(r.Int("racks", 0, 100'000, &c->racks));
@@ -102,6 +103,7 @@ Status ReadCluster(const Reader& r, ClusterSpec* c) {
   MR_RETURN_IF_ERROR(r.Int("reduce_slots", 0, 1000, &c->reduce_slots));
   MR_RETURN_IF_ERROR(r.Int("heartbeat_ms", 1, kMaxInt, &c->heartbeat_ms));
   MR_RETURN_IF_ERROR(r.Bool("out_of_band_heartbeat", &c->out_of_band_heartbeat));
+  MR_RETURN_IF_ERROR(ReadSpeeds(r, c));
   if (c->datacenters > c->nodes) return Invalid(r.Name("datacenters") + " must be <= nodes");
   if (c->racks % c->datacenters != 0 || c->racks > c->nodes) {
     return Invalid(r.Name("racks") + " must be a multiple of datacenters and <= nodes (got " +
@@ -221,9 +223,10 @@ Status ReadWorkload(const Reader& r, WorkloadSpec* w) {
   return Status::OK();
 }
 
-Status ReadRun(const Reader& r, RunSpec* run) {
+Status ReadRun(const Reader& r, const ClusterSpec& cluster, RunSpec* run) {
   MR_RETURN_IF_ERROR(r.Keys({"end_ms", "sample_ms", "max_backlog", "tail_fraction",
-                             "task_failure_prob", "failures"}));
+                             "task_failure_prob", "failures", "episodes"}));
+  MR_RETURN_IF_ERROR(ReadEpisodes(r, cluster, run));
   MR_RETURN_IF_ERROR(r.Int("end_ms", 0, INT64_MAX, &run->end_ms));
   MR_RETURN_IF_ERROR(r.Int("sample_ms", 0, INT64_MAX, &run->sample_ms));
   MR_RETURN_IF_ERROR(r.Int("max_backlog", 0, INT64_MAX, &run->max_backlog));
@@ -243,24 +246,19 @@ Status ReadRun(const Reader& r, RunSpec* run) {
 }
 
 Status ReadScheduler(const Reader& r, SchedulerRun* s) {
-  MR_RETURN_IF_ERROR(r.Keys({"name", "label", "params"}));
+  MR_RETURN_IF_ERROR(r.Keys({"name", "label", "params", "speculation"}));
   MR_RETURN_IF_ERROR(r.String("name", &s->name));
   MR_RETURN_IF_ERROR(r.String("label", &s->label));
   if (s->label.empty()) s->label = s->name;
-  Reader params(nullptr, "");
-  MR_RETURN_IF_ERROR(r.Sub("params", &params));
-  if (const toml::node* t = r.Get("params")) {
-    for (const auto& [key, node] : *t->as_table()) {
-      const std::string k(key.str());
-      if (node.is_boolean()) s->params[k] = node.as_boolean()->get();
-      else if (node.is_integer()) s->params[k] = node.as_integer()->get();
-      else if (node.is_floating_point()) s->params[k] = node.as_floating_point()->get();
-      else if (node.is_string()) s->params[k] = node.as_string()->get();
-      else return Invalid(params.Name(k) + " must be a boolean, integer, float or string");
-    }
-  }
+  MR_RETURN_IF_ERROR(ReadParams(r, &s->params));
   auto made = sched::MakeScheduler(s->name, s->params, sched::SchedulerEnv{});
   if (!made.ok()) return Invalid(r.path() + ": " + made.status().message());
+  if (r.Get("speculation") != nullptr) {
+    Reader sub(nullptr, "");
+    MR_RETURN_IF_ERROR(r.Sub("speculation", &sub));
+    s->speculation.emplace();
+    MR_RETURN_IF_ERROR(ReadSpeculation(sub, &*s->speculation));
+  }
   return Status::OK();
 }
 
@@ -350,17 +348,21 @@ std::string TomlValue(const std::string& text) {
 
 }  // namespace
 
-Result<Override> ParseAddScheduler(const std::string& text) {
+namespace {
+
+// "NAME[:LABEL][,KEY=VALUE...]" -> "{ name = ..., label = ..., params = { ... } }"
+// (a label only when `labelled`); `option` names the flag in errors.
+Result<std::string> InlineRow(const std::string& text, const std::string& option, bool labelled) {
+  const std::string form = labelled ? "NAME[:LABEL][,KEY=VALUE...]" : "NAME[,KEY=VALUE...]";
   const auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("--add-scheduler '" + text + "': " + why +
-                                   " (expected NAME[:LABEL][,KEY=VALUE...])");
+    return Status::InvalidArgument(option + " '" + text + "': " + why + " (expected " + form + ")");
   };
   std::vector<std::string> parts;
   std::istringstream in(text);
   for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  if (parts.empty() || parts[0].empty()) return bad("no policy name");
+  if (parts.empty() || parts[0].empty()) return bad(labelled ? "no policy name" : "no speculator name");
   std::string name = parts[0], label;
-  if (const size_t colon = name.find(':'); colon != std::string::npos) {
+  if (const size_t colon = name.find(':'); labelled && colon != std::string::npos) {
     label = name.substr(colon + 1);
     name = name.substr(0, colon);
     if (name.empty() || label.empty()) return bad("empty name or label");
@@ -379,7 +381,19 @@ Result<Override> ParseAddScheduler(const std::string& text) {
     table << (i > 1 ? ", " : " ") << key << " = " << TomlValue(parts[i].substr(eq + 1));
   }
   table << " } }";
-  return Override{"schedulers.+", table.str()};
+  return table.str();
+}
+
+}  // namespace
+
+Result<Override> ParseAddScheduler(const std::string& text) {
+  MR_ASSIGN_OR_RETURN(std::string row, InlineRow(text, "--add-scheduler", true));
+  return Override{"schedulers.+", row};
+}
+
+Result<Override> ParseSpeculatorOption(const std::string& text) {
+  MR_ASSIGN_OR_RETURN(std::string table, InlineRow(text, "--speculator", false));
+  return Override{"speculation", table};
 }
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& origin,
@@ -400,7 +414,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
   Status st = [&]() -> Status {
     MR_RETURN_IF_ERROR(top.Keys({"name", "description", "seed", "cluster", "network", "data",
                                  "service", "job_types", "workload", "run", "schedulers", "sweep",
-                                 "live"}));
+                                 "live", "speculation"}));
     MR_RETURN_IF_ERROR(top.String("name", &sc.name));
     MR_RETURN_IF_ERROR(top.String("description", &sc.description));
     MR_RETURN_IF_ERROR(top.Int("seed", 0, INT64_MAX, &sc.seed));
@@ -433,7 +447,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
       if (sc.JobTypeIndex(c.type) < 0) return Invalid("'workload.classes': unknown job type '" + c.type + "'");
     }
     MR_RETURN_IF_ERROR(top.Sub("run", &sub));
-    MR_RETURN_IF_ERROR(ReadRun(sub, &sc.run));
+    MR_RETURN_IF_ERROR(ReadRun(sub, sc.cluster, &sc.run));
     for (const NodeFailure& f : sc.run.failures) {
       if (f.node >= sc.cluster.nodes) return Invalid("'run.failures': node " + std::to_string(f.node) + " does not exist");
     }
@@ -443,6 +457,11 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& origi
       MR_RETURN_IF_ERROR(ReadScheduler(s, &sc.schedulers.back()));
     }
     if (sc.schedulers.empty()) return Invalid("at least one [[schedulers]] is required");
+    MR_RETURN_IF_ERROR(top.Sub("speculation", &sub));
+    MR_RETURN_IF_ERROR(ReadSpeculation(sub, &sc.speculation));
+    sc.speculation_given = root.get("speculation") != nullptr ||
+                           std::any_of(sc.schedulers.begin(), sc.schedulers.end(),
+                                       [](const SchedulerRun& s) { return s.speculation.has_value(); });
     if (sc.data.placement == "job-datacenter" &&
         (sc.data.pool_blocks > 0 || sc.data.popularity != "uniform")) {
       return Invalid(

@@ -48,4 +48,9 @@ Result<Override> ParseOverride(const std::string& text);
 // label unless schedulers.N.label is also set.
 Result<Override> ParseAddScheduler(const std::string& text);
 
+// mr-sim --speculator "NAME[,KEY=VALUE...]" -> the override that replaces
+// the scenario's [speculation] table (key "speculation"). A row's own
+// `speculation` still wins for that row. Checked like --add-scheduler.
+Result<Override> ParseSpeculatorOption(const std::string& text);
+
 }  // namespace mr::sim

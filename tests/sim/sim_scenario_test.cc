@@ -380,6 +380,7 @@ const std::map<std::string, std::vector<Override>>& Reduced() {
       {"probabilistic", {{"workload.scale", "0.1"}}},
       {"probabilistic-racks", {{"workload.scale", "0.1"}}},
       {"scale-500", {{"cluster.nodes", "50"}, {"workload.jobs", "500"}}},
+      {"speculation-500", {{"cluster.nodes", "50"}, {"cluster.racks", "5"}, {"workload.jobs", "60"}}},
       // Already scaled to a 2-core machine (their [live] tables: sim_live_test.cc).
       {"joss-small-live", {}},
       {"joss-mixed-live", {}},
@@ -507,6 +508,41 @@ TEST(SimShippedScenarios, ProbabilisticAndScale) {
   EXPECT_GT(all.maps_level[1], 0);  // rack-local maps exist
   EXPECT_EQ(all.maps_level[3], 0);  // one datacenter
   RunReduced("scale-500");
+}
+
+// Speculation with 10 % of the nodes at 0.25 speed: under FIFO and Fair,
+// LATE launches backups, wins races and shortens the mean JTT against no
+// speculation, and every job completes (RunReduced) under every speculator.
+// On the same cluster with every node at full speed, LATE's killed
+// attempts take at most 10 % of all task time, and Hadoop's rule (60 s
+// lag) backs nothing up. Simulated figures, deterministic for the seed.
+TEST(SimShippedScenarios, Speculation) {
+  auto runs = RunReduced("speculation-500");
+  EXPECT_EQ(runs.size(), 6u);  // fifo, fair × none, hadoop, late
+  for (const char* policy : {"fifo", "fair"}) {
+    SCOPED_TRACE(policy);
+    const RunResult& none = Find(runs, policy, "none");
+    const RunResult& late = Find(runs, policy, "late");
+    EXPECT_EQ(none.backups_launched, 0);
+    EXPECT_GT(late.backups_launched, 0);
+    EXPECT_GT(late.backups_won, 0);
+    EXPECT_LT(MeanJtt(late.all), MeanJtt(none.all));
+    EXPECT_GT(Find(runs, policy, "hadoop").backups_launched, 0);
+  }
+  PlanOptions o;
+  o.set = Reduced().at("speculation-500");
+  o.set.push_back({"cluster.speeds.0.factor", "1.0"});
+  auto uniform = RunScenarioFile(ScenarioPath("speculation-500"), o);
+  ASSERT_TRUE(uniform.ok()) << uniform.status().ToString();
+  for (const RunResult& r : *uniform) {
+    SCOPED_TRACE(r.label + " " + r.speculator);
+    EXPECT_EQ(r.all.jobs, r.jobs_total);
+    if (r.speculator == "late") {
+      EXPECT_GT(r.task_ms, 0);
+      EXPECT_LE(r.wasted_ms, 0.10 * r.task_ms);
+    }
+    if (r.speculator == "hadoop") EXPECT_EQ(r.backups_launched, 0);
+  }
 }
 
 }  // namespace
