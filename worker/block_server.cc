@@ -138,14 +138,16 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     auto address = ParseHostPort(req.downstream(0).address());
     Status s = address.status();
     if (s.ok()) {
-      auto conn = co_await Connect(*address, rpc_options_);
+      // One stall bound per node from the next on (WriteBlockPipeline).
+      auto conn = co_await Connect(*address, rpc_options_,
+                                   rpc_options_.transfer_stall_ms * req.downstream_size());
       s = conn.status();
       if (conn.ok()) next = std::move(conn).value();
     }
     if (s.ok()) {
-      pb::Empty ready;
+      pb::Empty ready;  // once the next node has connected to the one after
       s = co_await next->SendRequest("dn.WriteBlock", forward);
-      if (s.ok()) s = co_await next->ReceiveReply(&ready);
+      if (s.ok()) s = co_await next->ReceiveReply(&ready, nullptr, Connection::Expect::kSlowStart);
     }
     if (!s.ok()) {
       spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, s.ToString());
@@ -208,8 +210,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   reply.add_committed(self_.id);
   reply.set_bytes(writer->bytes_written());
   if (next) {
-    pb::WriteBlockReply downstream;
-    Status s = co_await next->ReceiveReply(&downstream);
+    pb::WriteBlockReply downstream;  // once every node after this one has committed
+    Status s = co_await next->ReceiveReply(&downstream, nullptr, Connection::Expect::kSlowStart);
     if (s.ok() && downstream.bytes() == reply.bytes()) {
       for (const auto& n : downstream.committed()) reply.add_committed(n);
       reply.add_hop_wire_bytes(next->bytes_sent());  // each hop's own count (compression)
