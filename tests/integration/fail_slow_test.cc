@@ -7,7 +7,9 @@
 // test's 150 s. The test asserts that the job ends, exactly as mr-local
 // computes it, while the worker is still frozen; then it thaws the worker
 // and checks that the others use it again (a put with a replica on every
-// worker, forwarded to it by the others, and a second job).
+// worker, forwarded to it by the others, and a second job). A second test
+// freezes a replica holder the master never declares dead (heartbeats
+// every 20 s): a read moves off it after cluster.transfer_stall_ms alone.
 #include <fstream>
 
 #include "tests/integration/job_fixture.h"
@@ -128,6 +130,29 @@ TEST_F(FailSlowTest, JobFinishesWhileAWorkerHoldingMapOutputsIsFrozen) {
   ASSERT_EQ(again["state"], "succeeded") << again.dump();
   EXPECT_EQ(Cat(c, "/out/wc2"), Oracle("wordcount", more, 4, "", 262144));
   std::printf("second job: tasks per worker %s\n", again["tasks_per_worker"].dump().c_str());
+}
+
+TEST_F(FailSlowTest, ReadMovesOffAFrozenReplicaAfterTheStallBeforeAnyVerdict) {
+  // Heartbeats every 20 s: the master declares no one dead for 200 s, so
+  // only the stall bound (transfer_stall_ms, 5 s by default) can let go of
+  // the frozen replica before rpc_timeout_ms (300 s). (The default, so that
+  // the code before the bound runs this test too, and fails it.)
+  LocalCluster c(2, 1,
+                 "--block-size 262144 --replication 2 --heartbeat-ms 20000 "
+                 "--cluster-option 'rpc_timeout_ms = 300000'");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  const std::string text = Generate("text", "1M", 33);  // 4 blocks, each on both workers
+  Put(c, text, "/f.txt");
+  ASSERT_EQ(c.Script("freeze w1").exit_code, 0);
+  // Half the blocks list w1 first (mrctl is no worker: the master rotates).
+  const std::string copy = work_ + "/copy";
+  CommandResult cat = Shell("timeout 120 " + Mrctl() + " --config " + Quote(c.config()) +
+                            " dfs cat /f.txt > " + Quote(copy) + "; echo $?");
+  EXPECT_EQ(cat.out, "0\n") << "dfs cat did not end within 120 s (124: killed): " << cat.err;
+  EXPECT_EQ(ProcessState(c, "w1"), 'T') << "w1 is no longer frozen";
+  EXPECT_TRUE(Live(c, "w1")) << "the master declared w1 dead: the verdict, not the stall, did it";
+  EXPECT_EQ(Sha256OfFile(copy), Sha256OfFile(text));
+  ASSERT_EQ(c.Script("thaw w1").exit_code, 0);
 }
 
 }  // namespace
