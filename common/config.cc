@@ -5,7 +5,7 @@
 // out-of-range values as it goes. The second (Validate) checks rules that span
 // tables: the frame size against the chunk size, unique worker ids and
 // addresses, the secret any non-loopback listener needs, and the heartbeat
-// against the RPC timeout. Every message
+// and the transfer stall against the RPC timeout. Every message
 // names the key by its full path ("dfs.skewed.hot_node_fraction",
 // "worker[2].map_slots"; worker indices count from 0), and the caller prefixes
 // the origin.
@@ -15,6 +15,7 @@
 #include "common/private_file.h"
 
 #include <arpa/inet.h>
+#include <algorithm>
 #include <netinet/in.h>
 #include <toml++/toml.h>
 
@@ -195,7 +196,7 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
                    "handshake_timeout_ms", "max_unauthenticated_connections",
                    "max_unauthenticated_per_address", "secret_file", "tls", "tls_ca",
                    "tls_cert", "tls_key", "inter_dc_zstd_level",
-                   "inter_dc_zstd_window_log"}));
+                   "inter_dc_zstd_window_log", "transfer_stall_ms"}));
   MR_RETURN_IF_ERROR(t.String("name", &o->name));
   MR_RETURN_IF_ERROR(t.String("secret", &o->secret));
   MR_RETURN_IF_ERROR(t.String("secret_env", &o->secret_env));
@@ -228,6 +229,13 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(t.String("tls_ca", &o->tls_ca));
   MR_RETURN_IF_ERROR(t.String("tls_cert", &o->tls_cert));
   MR_RETURN_IF_ERROR(t.String("tls_key", &o->tls_key));
+  // Below rpc_timeout_ms: Validate(). Absent, the default yields to a short
+  // rpc_timeout_ms (half of it), so a file that only shortens that loads.
+  if (t.table() != nullptr && t.table()->get("transfer_stall_ms") != nullptr) {
+    MR_RETURN_IF_ERROR(t.Int("transfer_stall_ms", 100, kIntMax, &o->transfer_stall_ms));
+  } else {
+    o->transfer_stall_ms = std::min(o->transfer_stall_ms, o->rpc_timeout_ms / 2);
+  }
   MR_RETURN_IF_ERROR(t.Int("inter_dc_zstd_level", 0, 19, &o->inter_dc_zstd_level));
   MR_RETURN_IF_ERROR(t.Int("inter_dc_zstd_window_log", 0, 27, &o->inter_dc_zstd_window_log));
   if (o->inter_dc_zstd_window_log > 0 && o->inter_dc_zstd_window_log < 10) {
@@ -450,6 +458,12 @@ Status Validate(const ClusterConfig& c) {
   if (2 * int64_t{c.cluster.heartbeat_interval_ms} > c.cluster.rpc_timeout_ms) {
     return Invalid("'cluster.heartbeat_interval_ms' must be at most half of 'cluster.rpc_timeout_ms' (got " +
                    std::to_string(c.cluster.heartbeat_interval_ms) + " and " +
+                   std::to_string(c.cluster.rpc_timeout_ms) + ")");
+  }
+  // A transfer that stalls must be let go before the wait's own deadline.
+  if (c.cluster.transfer_stall_ms >= c.cluster.rpc_timeout_ms) {
+    return Invalid("'cluster.transfer_stall_ms' must be below 'cluster.rpc_timeout_ms' (got " +
+                   std::to_string(c.cluster.transfer_stall_ms) + " and " +
                    std::to_string(c.cluster.rpc_timeout_ms) + ")");
   }
   if (c.cluster.max_unauthenticated_per_address > c.cluster.max_unauthenticated_connections) {

@@ -62,6 +62,16 @@ struct ClusterOptions {
   // Deadline for every network wait (connect, read, write of one frame).
   // Default: 30000 ms.
   int rpc_timeout_ms = 30000;
+  // A bulk transfer (shuffle fetch, remote block read, write pipeline hop)
+  // that moves no byte for this long is abandoned (Unavailable, naming the
+  // peer) and its usual recovery runs: another replica, a fetch failure
+  // reported to the master, the pipeline without that hop. Waits a peer
+  // may spend working (its first data frame, a pipeline's commit) get
+  // rpc_timeout_ms instead; a peer hung there is let go when the master
+  // declares it dead. 100 ms or more, below rpc_timeout_ms; not shared
+  // between processes. Default: 5000 ms, or half of rpc_timeout_ms when
+  // that is less and this key is absent.
+  int transfer_stall_ms = 5000;
   // Hard maximum size of one frame (header + bulk bytes). Larger frames close
   // the connection. Default: 4 MiB. Must be at least
   // 2 × dfs.transfer_chunk_bytes + 64 KiB.

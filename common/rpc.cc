@@ -13,6 +13,7 @@
 
 #include "common/auth.h"
 #include "common/frame.h"
+#include "common/peer_registry.h"
 
 namespace mr {
 namespace {
@@ -45,6 +46,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
   o.max_unauthenticated_connections = config.cluster.max_unauthenticated_connections;
   o.max_unauthenticated_per_address = config.cluster.max_unauthenticated_per_address;
   o.tls = ProcessTls();
+  o.transfer_stall_ms = config.cluster.transfer_stall_ms;
   return o;
 }
 
@@ -71,6 +73,10 @@ bool Connection::IsFresh() const {
 }
 
 void Connection::Close() {
+  if (watched_) {  // before the descriptor closes: Peers() may shut it down until then
+    watched_ = false;
+    if (std::string why = Peers().Unwatch(this); !why.empty()) abandoned_ = std::move(why);
+  }
   boost::system::error_code ec;
   if (socket_.is_open()) {
     socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -87,31 +93,68 @@ bool Connection::HasPendingInput() {
   return socket_.available(ec) > 0 && !ec;
 }
 
-// Races one socket operation (an awaitable of (error_code, bytes)) against
-// the connection's deadline. A timeout or an error closes the connection:
-// after a partial read or write the stream cannot be resumed.
+void Connection::WatchPeer(const std::string& address) {
+  peer_address_ = address;
+  watched_ = true;
+  Peers().Watch(this, address, socket_.native_handle());
+}
+
 Connection::Clock::time_point Connection::Deadline() const {
   const auto deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
   return authenticated_ ? deadline : std::min(deadline, handshake_deadline_);
 }
 
+Connection::Clock::time_point Connection::WaitDeadline(Clock::time_point deadline,
+                                                       bool stall) const {
+  if (!stall || stall_ms_ <= 0) return deadline;
+  return std::min(deadline, Clock::now() + std::chrono::milliseconds(stall_ms_));
+}
+
+std::string Connection::PeerText() const {
+  return peer_address_.empty() || peer_address_ == remote_endpoint_
+             ? remote_endpoint_
+             : peer_address_ + " (" + remote_endpoint_ + ")";
+}
+
+Status Connection::Failed(Status s) {
+  Close();
+  if (!abandoned_.empty()) return Status::Unavailable(abandoned_ + "; let go of " + PeerText());
+  return s;
+}
+
+Status Connection::TimedOutOrStalled(std::string_view what, Clock::time_point waited_until,
+                                     Clock::time_point deadline) {
+  if (waited_until < deadline) {
+    return Failed(Status::Unavailable("no byte moved " + std::string(what) + " " + PeerText() +
+                                      " for " + std::to_string(stall_ms_) +
+                                      " ms (cluster.transfer_stall_ms)"));
+  }
+  return Failed(Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out"));
+}
+
+// Races one socket operation (an awaitable of (error_code, bytes)) against
+// `deadline`. A timeout or an error closes the connection: after a partial
+// read or write the stream cannot be resumed. A timeout is TimedOut here;
+// callers that waited on a stall deadline say so (TimedOutOrStalled).
+
 template <typename Operation>
 awaitable<Result<size_t>> Connection::WithDeadline(Operation operation, std::string_view what,
                                                    Clock::time_point deadline) {
-  if (!socket_.is_open()) co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
+  if (!socket_.is_open()) {
+    co_return Failed(Status::Unavailable("connection to " + remote_endpoint_ + " is closed"));
+  }
   asio::steady_timer timer(socket_.get_executor(), deadline);
   auto result = co_await (std::move(operation) || timer.async_wait(kTuple));
   if (result.index() == 1) {
-    Close();
-    co_return Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out");
+    co_return Failed(Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out"));
   }
   auto [ec, n] = std::get<0>(result);
   if (ec) {
-    Close();
     if (ec == asio::error::eof && n == 0) {
-      co_return Status::Unavailable("connection closed by " + remote_endpoint_);
+      co_return Failed(Status::Unavailable("connection closed by " + remote_endpoint_));
     }
-    co_return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message());
+    co_return Failed(
+        Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message()));
   }
   last_used_ = std::chrono::steady_clock::now();
   co_return n;
@@ -165,18 +208,33 @@ awaitable<Status> Connection::WriteAll(asio::const_buffer header, asio::const_bu
     last_used_ = Clock::now();
     co_return Status::OK();
   }
-  const std::array<asio::const_buffer, 2> rest = unwritten(done);
-  auto n = co_await WithDeadline(asio::async_write(socket_, rest, kTuple), "write to", Deadline());
-  if (!n.ok()) co_return n.status();
-  bytes_sent_ += static_cast<int64_t>(*n);
+  const Clock::time_point deadline = Deadline();
+  if (stall_ms_ <= 0) {  // one wait for the rest
+    const std::array<asio::const_buffer, 2> rest = unwritten(done);
+    auto n = co_await WithDeadline(asio::async_write(socket_, rest, kTuple), "write to", deadline);
+    if (!n.ok()) co_return n.status();
+    bytes_sent_ += static_cast<int64_t>(*n);
+    co_return Status::OK();
+  }
+  // A stall bound: each wait ends stall_ms after the last byte moved.
+  while (done < total) {
+    const Clock::time_point until = WaitDeadline(deadline, /*stall=*/true);
+    auto n = co_await WithDeadline(socket_.async_write_some(unwritten(done), kTuple), "write to", until);
+    if (!n.ok()) {
+      co_return n.status().IsTimedOut() ? TimedOutOrStalled("to", until, deadline) : n.status();
+    }
+    done += *n;
+    bytes_sent_ += static_cast<int64_t>(*n);
+  }
   co_return Status::OK();
 }
 
 template <typename Buffers>
-awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline) {
+awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point deadline,
+                                      bool stall_first) {
   if (tls_) {
     const asio::mutable_buffer buffer = *asio::buffer_sequence_begin(buffers);
-    MR_CO_RETURN_IF_ERROR(co_await TlsRead(buffer, deadline));
+    MR_CO_RETURN_IF_ERROR(co_await TlsRead(buffer, deadline, stall_first));
     bytes_received_ += static_cast<int64_t>(buffer.size());
     co_return Status::OK();
   }
@@ -197,10 +255,24 @@ awaitable<Status> Connection::ReadAll(const Buffers& buffers, Clock::time_point 
     last_used_ = Clock::now();
     co_return Status::OK();
   }
-  const asio::mutable_buffer rest = buffer + done;
-  auto n = co_await WithDeadline(asio::async_read(socket_, rest, kTuple), "read from", deadline);
-  if (!n.ok()) co_return n.status();
-  bytes_received_ += static_cast<int64_t>(*n);
+  if (stall_ms_ <= 0) {  // one wait for the rest
+    const asio::mutable_buffer rest = buffer + done;
+    auto n = co_await WithDeadline(asio::async_read(socket_, rest, kTuple), "read from", deadline);
+    if (!n.ok()) co_return n.status();
+    bytes_received_ += static_cast<int64_t>(*n);
+    co_return Status::OK();
+  }
+  // A stall bound: each wait ends stall_ms after the last byte moved (the
+  // first one only when `stall_first`).
+  while (done < buffer.size()) {
+    const Clock::time_point until = WaitDeadline(deadline, stall_first || done > 0);
+    auto n = co_await WithDeadline(socket_.async_read_some(buffer + done, kTuple), "read from", until);
+    if (!n.ok()) {
+      co_return n.status().IsTimedOut() ? TimedOutOrStalled("from", until, deadline) : n.status();
+    }
+    done += *n;
+    bytes_received_ += static_cast<int64_t>(*n);
+  }
   co_return Status::OK();
 }
 
@@ -208,14 +280,15 @@ awaitable<Status> Connection::ReadGrowing(std::string* out, size_t n, Clock::tim
   if (out->capacity() >= n) {
     // The buffer is already this large (reused across frames): no new memory.
     out->resize(n);
-    co_return co_await ReadAll(asio::buffer(*out), deadline);
+    co_return co_await ReadAll(asio::buffer(*out), deadline, /*stall_first=*/true);
   }
   out->clear();
   while (out->size() < n) {
     const size_t done = out->size();
     const size_t piece = std::min(n - done, kReadPieceBytes);
     out->resize(done + piece);
-    MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(out->data() + done, piece), deadline));
+    MR_CO_RETURN_IF_ERROR(
+        co_await ReadAll(asio::buffer(out->data() + done, piece), deadline, /*stall_first=*/true));
   }
   co_return Status::OK();
 }
@@ -266,29 +339,28 @@ awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, Deadline());
+      const Clock::time_point deadline = Deadline();
+      const Clock::time_point until = WaitDeadline(deadline, /*stall=*/true);
+      const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, until);
       if (!ec) continue;
-      Close();
-      if (ec == asio::error::timed_out) {
-        co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
-      }
-      co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
+      if (ec == asio::error::timed_out) co_return TimedOutOrStalled("to", until, deadline);
+      co_return Failed(Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message()));
     }
     if (n < 0 && (errno == EINVAL || errno == ENOSYS) && same_bytes.size() == length) {
       const size_t done = length - left;  // the rest from memory
       co_return co_await WriteAll({}, asio::buffer(same_bytes.data() + done, left));
     }
     const std::string why = n == 0 ? "the file ended early" : std::strerror(errno);
-    Close();
-    co_return Status::Unavailable("sendfile to " + remote_endpoint_ + ": " + why);
+    co_return Failed(Status::Unavailable("sendfile to " + remote_endpoint_ + ": " + why));
   }
   last_used_ = Clock::now();
   co_return Status::OK();
 }
 
-awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data) {
+awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data, Expect expect) {
   char prefix_bytes[kFramePrefixBytes];
-  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes), Deadline()));
+  MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes), Deadline(),
+                                         /*stall_first=*/expect == Expect::kPrompt));
   auto prefix = DecodeFramePrefix(prefix_bytes, authenticated_ ? options_.max_frame_bytes
                                                                : kMaxHandshakeFrameBytes);
   if (!prefix.ok()) {
@@ -335,10 +407,11 @@ awaitable<Status> Connection::SendError(const Status& status) {
   co_return co_await Send(frame, {});
 }
 
-awaitable<Status> Connection::ReceiveReply(google::protobuf::MessageLite* body, std::string* data) {
+awaitable<Status> Connection::ReceiveReply(google::protobuf::MessageLite* body, std::string* data,
+                                           Expect expect) {
   pb::Frame frame;
   std::string ignored;
-  MR_CO_RETURN_IF_ERROR(co_await Receive(&frame, data ? data : &ignored));
+  MR_CO_RETURN_IF_ERROR(co_await Receive(&frame, data ? data : &ignored, expect));
   if (frame.status_code() != 0) {
     co_return Status(static_cast<Status::Code>(frame.status_code()), frame.status_message());
   }
@@ -453,53 +526,6 @@ awaitable<Result<unsigned char>> Connection::PeekByte() {
     co_return Status::Unavailable("connection closed by " + remote_endpoint_);
   }
   co_return first;
-}
-
-awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
-                                                       const RpcOptions& options) {
-  auto executor = co_await asio::this_coro::executor;
-  const auto timeout = std::chrono::milliseconds(options.timeout_ms);
-  tcp::resolver resolver(executor);
-  asio::steady_timer timer(executor, timeout);
-  auto resolved = co_await (
-      resolver.async_resolve(address.host, std::to_string(address.port), kTuple) ||
-      timer.async_wait(kTuple));
-  if (resolved.index() == 1) co_return Status::TimedOut("resolving " + address.host + " timed out");
-  auto [rec, endpoints] = std::get<0>(resolved);
-  if (rec) co_return Status::Unavailable("cannot resolve " + address.host + ": " + rec.message());
-
-  tcp::socket socket(executor);
-  timer.expires_after(timeout);
-  // Under tls = "inter-dc" a node's connections leave from its own address,
-  // so that the server can tell its datacenter (tls.h).
-  const std::string source = options.tls && options.tls->mode() == TlsMode::kInterDc
-                                 ? options.tls->source_host() : "";
-  boost::system::error_code ec;
-  if (!source.empty() && IsLoopbackHost(source) == IsLoopbackHost(address.host)) {
-    const tcp::endpoint target = endpoints.begin()->endpoint();
-    socket.open(target.protocol(), ec);
-    if (!ec) socket.bind({asio::ip::make_address(source, ec), 0}, ec);
-    if (ec) co_return Status::Unavailable("cannot bind to " + source + ": " + ec.message());
-    auto connected = co_await (socket.async_connect(target, kTuple) || timer.async_wait(kTuple));
-    if (connected.index() == 1) {
-      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
-    }
-    ec = std::get<0>(std::get<0>(connected));
-  } else {
-    auto connected =
-        co_await (asio::async_connect(socket, endpoints, kTuple) || timer.async_wait(kTuple));
-    if (connected.index() == 1) {
-      co_return Status::TimedOut("connecting to " + address.ToString() + " timed out");
-    }
-    ec = std::get<0>(std::get<0>(connected));
-  }
-  if (ec) {
-    co_return Status::Unavailable("cannot connect to " + address.ToString() + ": " + ec.message());
-  }
-  auto conn = std::make_unique<Connection>(std::move(socket), options);
-  Status s = co_await conn->AuthenticateAsClient(address);
-  if (!s.ok()) co_return s;
-  co_return conn;
 }
 
 }  // namespace mr

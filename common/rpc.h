@@ -9,7 +9,14 @@
 // reader's system calls by three quarters. Until the
 // handshake has succeeded a connection accepts only frames of at most
 // kMaxHandshakeFrameBytes (auth.h), and a server gives the peer
-// handshake_timeout_ms to finish it. A frame's bytes are read in pieces of at
+// handshake_timeout_ms to finish it. A connection made for a bulk transfer
+// (a block read or write, a shuffle fetch: Connect with a stall bound,
+// cluster.transfer_stall_ms) also fails with Unavailable, naming the peer,
+// when no byte moves for that long in any wait but those its caller marks
+// Expect::kSlowStart, so a peer that hangs is let go in seconds rather than
+// timeout_ms. Every connection Connect() makes is watched in Peers()
+// (common/peer_registry.h), which shuts it down when the master declares
+// its peer dead. A frame's bytes are read in pieces of at
 // most kReadPieceBytes, the buffer growing as they arrive, so a prefix alone
 // never makes the receiver allocate the size it announces. Calls on one
 // connection are strictly sequential: request, reply (or request, reply,
@@ -75,6 +82,9 @@ struct RpcOptions {
   int max_unauthenticated_per_address = 32;
   // The process's TLS policy (tls.h); nullptr = tls "off": no TLS at all.
   std::shared_ptr<const TlsPolicy> tls;
+  // The stall bound bulk transfers pass to Connect(), in ms
+  // (cluster.transfer_stall_ms; see Connection::Expect). 0 = none.
+  int transfer_stall_ms = 0;
 
   static RpcOptions FromConfig(const ClusterConfig& config, std::string peer_name);
 };
@@ -99,8 +109,25 @@ class Connection {
   // MSG_NOSIGNAL; the worker ignores it); `same_bytes` empty or `length` long.
   awaitable<Status> SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
                                   size_t length, std::span<const char> same_bytes = {});
+  // How long a Receive may wait for the first byte of its frame, on a
+  // connection with a stall bound (stall_ms() > 0; without one, every wait
+  // is up to timeout_ms). Once a frame has begun, and in every write, a
+  // wait in which no byte moves for stall_ms() fails with Unavailable.
+  enum class Expect {
+    // A frame the peer sends at once: a handshake message, a reply the
+    // server sends before any slow work, the next frame of a stream. Up to
+    // stall_ms().
+    kPrompt,
+    // A frame the peer may take its time to prepare: the first data frame
+    // of a block read (the worker reads it from disk) or of a shuffle fetch
+    // (it may recompress the segment), the replies of a pipeline write
+    // (each node connects to the next; at the end every node commits). Up
+    // to timeout_ms; a peer hung there is let go when the master declares
+    // it dead (peer_registry.h).
+    kSlowStart,
+  };
   // Receives one frame; `data` is resized to the frame's bulk bytes.
-  awaitable<Status> Receive(pb::Frame* header, std::string* data);
+  awaitable<Status> Receive(pb::Frame* header, std::string* data, Expect expect = Expect::kPrompt);
 
   // A request frame for `method` carrying `body`.
   awaitable<Status> SendRequest(std::string_view method,
@@ -114,7 +141,8 @@ class Connection {
   // Receives a reply or stream frame and parses its body into `body`. Returns
   // the remote status when the peer replied with an error, a transport status
   // when the connection failed, ProtocolError when the body does not parse.
-  awaitable<Status> ReceiveReply(google::protobuf::MessageLite* body, std::string* data = nullptr);
+  awaitable<Status> ReceiveReply(google::protobuf::MessageLite* body, std::string* data = nullptr,
+                                 Expect expect = Expect::kPrompt);
   // SendRequest then ReceiveReply.
   awaitable<Status> Call(std::string_view method, const google::protobuf::MessageLite& request,
                          google::protobuf::MessageLite* reply);
@@ -136,6 +164,15 @@ class Connection {
   // required", "certificate name", OpenSSL's verify error, "TLS handshake");
   // empty when TLS refused nothing. RpcServer throttles its log per kind.
   const std::string& tls_refusal() const { return tls_refusal_; }
+
+  // The no-progress bound of this connection's waits (see Expect), in ms;
+  // 0 = none: the stall_ms given to Connect(). A connection a server
+  // accepted has none.
+  int stall_ms() const { return stall_ms_; }
+  void set_stall_ms(int ms) { stall_ms_ = ms; }
+  // Connect(): watches this connection in Peers() under `address`, the
+  // address dialled, until Close().
+  void WatchPeer(const std::string& address);
 
   void Close();
   bool is_open() const { return socket_.is_open(); }
@@ -163,13 +200,29 @@ class Connection {
   // When a wait starting now must end: timeout_ms from now, and no later than
   // the handshake deadline while unauthenticated.
   Clock::time_point Deadline() const;
+  // The deadline of one wait within `deadline`: stall_ms() from now when
+  // `stall` (and a stall bound is set), else `deadline`.
+  Clock::time_point WaitDeadline(Clock::time_point deadline, bool stall) const;
+  // "address (ip:port)" of the peer: the address dialled, when known.
+  std::string PeerText() const;
+  // Closes, and returns `s`, or Unavailable with Peers()' reason when it
+  // shut this connection down (the master declared the peer dead).
+  Status Failed(Status s);
+  // Closes after a wait that ended at `waited_until`: a stall (Unavailable,
+  // naming the peer and cluster.transfer_stall_ms) when that came before
+  // the frame's `deadline`, else TimedOut. `direction`: "from" or "to".
+  Status TimedOutOrStalled(std::string_view direction, Clock::time_point waited_until,
+                           Clock::time_point deadline);
   template <typename Operation>
   awaitable<Result<size_t>> WithDeadline(Operation operation, std::string_view what,
                                          Clock::time_point deadline);
   // Writes a frame's serialized header, then its data.
   awaitable<Status> WriteAll(asio::const_buffer header, asio::const_buffer data);
+  // Fills `buffers` by `deadline`; with a stall bound, each wait also ends
+  // stall_ms() after the last byte came (the first wait only when
+  // `stall_first`).
   template <typename Buffers>
-  awaitable<Status> ReadAll(const Buffers& buffers, Clock::time_point deadline);
+  awaitable<Status> ReadAll(const Buffers& buffers, Clock::time_point deadline, bool stall_first);
   // Counts `n` fast-path bytes; after every kFastPathYieldBytes, lets the
   // io_context run other handlers once (a stream whose socket is always
   // ready would otherwise hold its thread).
@@ -195,16 +248,19 @@ class Connection {
   // the socket only when OpenSSL asks to. TlsRead fills `buffer`; TlsWrite
   // sends a frame (its header shares the first record with the data) and
   // flushes the write buffer. Close on failure.
-  awaitable<Status> TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline);
+  awaitable<Status> TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline,
+                            bool stall_first);
   awaitable<Status> TlsWrite(asio::const_buffer header, asio::const_buffer data);
   awaitable<Status> TlsWriteBytes(const char* data, size_t size, Clock::time_point deadline);
   awaitable<Status> TlsFlush(Clock::time_point deadline);
   // The loop under TlsRead and TlsWriteBytes: calls `op(done, &n)` (an
   // SSL_read_ex or SSL_write_ex of the bytes after `done`) until `size`
   // bytes are done, waiting for the socket whenever OpenSSL asks. `what`
-  // ("read from", "write to") names the direction in errors.
+  // ("read from", "write to") names the direction in errors. The stall
+  // bound as in ReadAll.
   awaitable<Status> TlsTransfer(size_t size, const std::function<int(size_t done, size_t* n)>& op,
-                                std::string_view what, Clock::time_point deadline);
+                                std::string_view what, Clock::time_point deadline,
+                                bool stall_first);
   // Waits until the socket is writable (`write`) or readable; timed_out at
   // `deadline`. For waits the kernel or OpenSSL asks for (EAGAIN,
   // SSL_ERROR_WANT_WRITE / WANT_READ) outside Asio's own operations.
@@ -226,6 +282,10 @@ class Connection {
   std::string remote_endpoint_;
   std::string peer_name_;
   bool authenticated_ = false;
+  int stall_ms_ = 0;            // see stall_ms()
+  std::string peer_address_;    // the address dialled (WatchPeer), or ""
+  bool watched_ = false;        // in Peers() until Close()
+  std::string abandoned_;       // why Peers() shut this connection down, once it did
   Clock::time_point handshake_deadline_ = Clock::time_point::max();
   std::chrono::steady_clock::time_point last_used_ = std::chrono::steady_clock::now();
   int64_t bytes_sent_ = 0;
@@ -239,8 +299,13 @@ class Connection {
 };
 
 // Resolves and connects to `address` and authenticates, all under deadlines.
+// `stall_ms` > 0 (bulk transfers: RpcOptions::transfer_stall_ms, a multiple
+// for a pipeline) bounds the TCP connect and, from the handshake on, every
+// wait by that much time without a byte moving (Connection::Expect). A peer
+// Peers() holds dead is refused at once (Unavailable, with the reason).
 awaitable<Result<std::unique_ptr<Connection>>> Connect(const HostPort& address,
-                                                       const RpcOptions& options);
+                                                       const RpcOptions& options,
+                                                       int stall_ms = 0);
 
 // One request on an authenticated server connection.
 struct ServerCall {

@@ -248,20 +248,20 @@ Status Connection::TlsFailed(int ret, int ssl_error, std::string_view what) {
   } else {
     ec = TlsErrorCode(ssl_error, saved_errno);
   }
-  Close();
   if (ec == asio::error::eof) {
-    return Status::Unavailable("connection closed by " + remote_endpoint_);
+    return Failed(Status::Unavailable("connection closed by " + remote_endpoint_));
   }
-  return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message());
+  return Failed(Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " + ec.message()));
 }
 
 awaitable<Status> Connection::TlsTransfer(size_t size,
                                           const std::function<int(size_t done, size_t* n)>& op,
-                                          std::string_view what, Clock::time_point deadline) {
+                                          std::string_view what, Clock::time_point deadline,
+                                          bool stall_first) {
   size_t done = 0;
   while (done < size) {
     if (!socket_.is_open()) {
-      co_return Status::Unavailable("connection to " + remote_endpoint_ + " is closed");
+      co_return Failed(Status::Unavailable("connection to " + remote_endpoint_ + " is closed"));
     }
     ERR_clear_error();
     size_t n = 0;
@@ -274,22 +274,23 @@ awaitable<Status> Connection::TlsTransfer(size_t size,
     if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) {
       co_return TlsFailed(ret, ssl_error, what);
     }
+    // Stall-bounded once a byte of this transfer moved (or from the start).
+    const Clock::time_point until = WaitDeadline(deadline, stall_first || done > 0);
     const boost::system::error_code ec =
-        co_await WaitSocket(ssl_error == SSL_ERROR_WANT_WRITE, deadline);
+        co_await WaitSocket(ssl_error == SSL_ERROR_WANT_WRITE, until);
     if (ec == asio::error::timed_out) {
-      Close();
-      co_return Status::TimedOut(std::string(what) + " " + remote_endpoint_ + " timed out");
+      co_return TimedOutOrStalled(what == "read from" ? "from" : "to", until, deadline);
     }
     if (ec) {
-      Close();
-      co_return Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " +
-                                    ec.message());
+      co_return Failed(Status::Unavailable(std::string(what) + " " + remote_endpoint_ + ": " +
+                                           ec.message()));
     }
   }
   co_return Status::OK();
 }
 
-awaitable<Status> Connection::TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline) {
+awaitable<Status> Connection::TlsRead(asio::mutable_buffer buffer, Clock::time_point deadline,
+                                      bool stall_first) {
   char* out = static_cast<char*>(buffer.data());
   const size_t size = buffer.size();
   // A named std::function, not a temporary in the co_await operand (GCC 12,
@@ -297,7 +298,7 @@ awaitable<Status> Connection::TlsRead(asio::mutable_buffer buffer, Clock::time_p
   const std::function<int(size_t, size_t*)> read = [this, out, size](size_t done, size_t* n) {
     return SSL_read_ex(tls_.get(), out + done, size - done, n);
   };
-  MR_CO_RETURN_IF_ERROR(co_await TlsTransfer(size, read, "read from", deadline));
+  MR_CO_RETURN_IF_ERROR(co_await TlsTransfer(size, read, "read from", deadline, stall_first));
   last_used_ = std::chrono::steady_clock::now();
   co_return Status::OK();
 }
@@ -309,7 +310,7 @@ awaitable<Status> Connection::TlsWriteBytes(const char* data, size_t size,
   const std::function<int(size_t, size_t*)> write = [this, data, size](size_t done, size_t* n) {
     return SSL_write_ex(tls_.get(), data + done, size - done, n);
   };
-  co_return co_await TlsTransfer(size, write, "write to", deadline);
+  co_return co_await TlsTransfer(size, write, "write to", deadline, /*stall_first=*/true);
 }
 
 awaitable<Status> Connection::TlsFlush(Clock::time_point deadline) {
@@ -322,17 +323,13 @@ awaitable<Status> Connection::TlsFlush(Clock::time_point deadline) {
     if (BIO_flush(bio) > 0) break;
     if (!BIO_should_retry(bio)) {
       const std::string why = std::strerror(errno);
-      Close();
-      co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + why);
+      co_return Failed(Status::Unavailable("write to " + remote_endpoint_ + ": " + why));
     }
-    const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, deadline);
-    if (ec == asio::error::timed_out) {
-      Close();
-      co_return Status::TimedOut("write to " + remote_endpoint_ + " timed out");
-    }
+    const Clock::time_point until = WaitDeadline(deadline, /*stall=*/true);
+    const boost::system::error_code ec = co_await WaitSocket(/*write=*/true, until);
+    if (ec == asio::error::timed_out) co_return TimedOutOrStalled("to", until, deadline);
     if (ec) {
-      Close();
-      co_return Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message());
+      co_return Failed(Status::Unavailable("write to " + remote_endpoint_ + ": " + ec.message()));
     }
   }
   last_used_ = std::chrono::steady_clock::now();

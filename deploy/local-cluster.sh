@@ -20,6 +20,7 @@
 #   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
 #   deploy/local-cluster.sh down [--dir DIR]
 #   deploy/local-cluster.sh kill|stop|start NAME [--dir DIR]   NAME = master | w1 | w2 ...
+#   deploy/local-cluster.sh freeze|thaw NAME [--dir DIR]   SIGSTOP / SIGCONT (a hung process)
 #   deploy/local-cluster.sh status [--dir DIR]
 #   deploy/local-cluster.sh cpu NAME PCT|off [--dir DIR]   a running worker's cpu share, now
 #        (1..400 %, or off; ends its pending episodes)
@@ -58,7 +59,8 @@ cmd="${1:-}"
 [[ -n "$cmd" ]] || { usage >&2; exit 2; }
 shift
 name="" share=""
-if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worker || "$cmd" == cpu || "$cmd" == episode ]]; then
+if [[ "$cmd" == kill || "$cmd" == stop || "$cmd" == start || "$cmd" == add-worker || "$cmd" == cpu ||
+      "$cmd" == episode || "$cmd" == freeze || "$cmd" == thaw ]]; then
   name="${1:-}"; [[ -n "$name" && "$name" != -* ]] || die "$cmd needs a process name (master, w1, ...)"; shift
 fi
 if [[ "$cmd" == cpu || "$cmd" == episode ]]; then
@@ -165,6 +167,7 @@ signal_one() {  # signal_one NAME SIGNAL: signals it and waits until it has exit
   pid="$(cat "$DIR/pids/$n.pid")"
   if ours "$pid"; then
     kill "-$sig" "$pid" 2>/dev/null || true
+    kill -CONT "$pid" 2>/dev/null || true  # a frozen process (freeze) acts on it only when thawed
     for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
     if ! gone "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
     for _ in $(seq 1 100); do gone "$pid" && break; sleep 0.05; done
@@ -421,6 +424,9 @@ case "$cmd" in
   kill) signal_one "$name" KILL ;;
   stop) signal_one "$name" TERM ;;
   start) [[ -f "$DIR/cluster.toml" ]] || die "no cluster in $DIR"; start_one "$name" ;;
+  freeze|thaw)  # only a PID this script recorded, and only while it is ours
+    alive "$name" || die "$name is not running"
+    kill "-$([[ "$cmd" == freeze ]] && echo STOP || echo CONT)" "$(cat "$DIR/pids/$name.pid")" ;;
   status)
     for n in $(all_names); do
       if alive "$n"; then echo "$n running (pid $(cat "$DIR/pids/$n.pid"))"; else echo "$n not running"; fi

@@ -301,7 +301,12 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
   if (pipeline.empty()) co_return Status::Unavailable("empty pipeline");
   auto address = ParseHostPort(pipeline.front().address());
   if (!address.ok()) co_return address.status();
-  auto conn_or = co_await Connect(*address, options);
+  // One stall bound per node of the pipeline: each node forwards to the
+  // next under one per node after it (block_server.cc), so a node hung
+  // further down is dropped by the node before it before this writer gives
+  // up on the whole pipeline (HDFS extends its timeouts per hop alike).
+  auto conn_or = co_await Connect(*address, options,
+                                  options.transfer_stall_ms * static_cast<int>(pipeline.size()));
   if (!conn_or.ok()) co_return conn_or.status();
   Connection& conn = **conn_or;
 
@@ -311,7 +316,8 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
   for (size_t i = 1; i < pipeline.size(); ++i) *req.add_downstream() = pipeline[i];
   pb::Empty ready;
   MR_CO_RETURN_IF_ERROR(co_await conn.SendRequest("dn.WriteBlock", req));
-  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&ready));
+  // "Ready" comes once the first node has connected to the next.
+  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&ready, nullptr, Connection::Expect::kSlowStart));
 
   std::string buffer, scratch;
   pb::Frame frame;
@@ -330,8 +336,8 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
     // sending and read why (it drops what is in flight, then closes).
     if (conn.HasPendingInput()) break;
   }
-  pb::WriteBlockReply reply;
-  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply));
+  pb::WriteBlockReply reply;  // once every node has committed
+  MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&reply, nullptr, Connection::Expect::kSlowStart));
   if (wire_bytes != nullptr) {
     wire_bytes->assign(1, conn.bytes_sent());
     wire_bytes->insert(wire_bytes->end(), reply.hop_wire_bytes().begin(), reply.hop_wire_bytes().end());
@@ -363,7 +369,7 @@ awaitable<Result<Connection*>> DfsClient::WorkerConnection(const std::string& ad
   if (!slot || !slot->IsFresh()) {
     auto hp = ParseHostPort(address);
     if (!hp.ok()) co_return hp.status();
-    auto conn = co_await Connect(*hp, options_);
+    auto conn = co_await Connect(*hp, options_, options_.transfer_stall_ms);
     if (!conn.ok()) co_return conn.status();
     slot = std::move(conn).value();
   }
@@ -472,8 +478,12 @@ awaitable<Status> DfsClient::ReadFromReplica(const pb::LocatedBlock& block,
   pb::DataChunk chunk;
   std::string data;
   int64_t next = *offset;  // where the next frame must start
+  // The first data frame may wait on the worker's disk; a later one that
+  // does not come within cluster.transfer_stall_ms is a hung worker (rpc.h).
+  Connection::Expect expect = Connection::Expect::kSlowStart;
   while (true) {
-    MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data));
+    MR_CO_RETURN_IF_ERROR(co_await conn.ReceiveReply(&chunk, &data, expect));
+    expect = Connection::Expect::kPrompt;
     if (Status d = DecodeFrameData(chunk, end - next, &data); !d.ok()) {
       conn.Close();  // a frame that does not decompress: as a checksum mismatch
       co_return d;

@@ -250,7 +250,7 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   w.last_heartbeat = Clock::now();
   w.used_bytes = req.used_bytes();
   if (req.membership_version() != membership_version_) {
-    FillMembers(reply->mutable_members());
+    FillMembers(reply->mutable_members(), reply->mutable_dead_members());
     reply->set_membership_version(membership_version_);
   }
   w.free_bytes = req.free_bytes();
@@ -339,8 +339,11 @@ void Master::CheckLiveness() {
                                                config_.cluster.dead_after_missed_heartbeats);
   for (auto& [id, w] : workers_) {
     if (w->live && Clock::now() - w->last_heartbeat > limit) {
-      spdlog::warn("worker {} declared dead: no heartbeat for {} ms", id, limit.count());
+      spdlog::warn("worker {} declared dead: no heartbeat for {} ms; the other workers let go of "
+                   "their transfers to it at their next heartbeat", id, limit.count());
       MarkDead(*w);
+      w->declared_dead = true;
+      LivenessChanged();  // every worker's next heartbeat carries the list
     }
   }
 }

@@ -85,7 +85,11 @@ class Master {
   // A worker's address and labels changed (or it is new): tell the TLS
   // policy and bump membership_version_.
   void MembershipChanged(const pb::WorkerInfo& info);
-  void FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members) const;
+  // A worker was declared dead, or one declared dead registered again: the
+  // members' list every worker gets changes (dead_members).
+  void LivenessChanged();
+  void FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
+                   google::protobuf::RepeatedPtrField<std::string>* dead) const;
   Status Decommission(const std::string& id, bool drain);
   void CheckDecommissions();
   bool Draining(const std::string& node) const;

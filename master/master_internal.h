@@ -26,6 +26,9 @@ struct Master::WorkerState {
   std::vector<pb::RepairCommand> pending_repairs;
   // "" (in service), "decommissioning" or "decommissioned" (persisted).
   std::string admin_state;
+  // Declared dead by CheckLiveness, until it registers again: listed in
+  // dead_members, so the others let go of their transfers to it.
+  bool declared_dead = false;
 };
 
 struct Master::BlockState {

@@ -99,11 +99,21 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
 
 void Master::MembershipChanged(const pb::WorkerInfo& info) {
   if (auto tls = ProcessTls()) tls->LearnNode(info.address(), info.datacenter());
+  LivenessChanged();
+}
+
+void Master::LivenessChanged() {
   membership_version_ = std::max(membership_version_ + 1, epoch_ << 32);
 }
 
-void Master::FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members) const {
-  for (const std::string& id : worker_order_) *members->Add() = workers_.at(id)->info;
+// Called by Register and Heartbeat for their replies.
+void Master::FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
+                         google::protobuf::RepeatedPtrField<std::string>* dead) const {
+  for (const std::string& id : worker_order_) {
+    const WorkerState& w = *workers_.at(id);
+    *members->Add() = w.info;
+    if (w.declared_dead) *dead->Add() = id;
+  }
 }
 
 Status Master::PersistWorker(const WorkerState& w) {
@@ -199,6 +209,10 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   const bool fresh = it == workers_.end();
   WorkerState* state = fresh ? nullptr : it->second.get();
   if (state && state->live) MarkDead(*state);  // a restarted worker: forget what it held before
+  if (state && state->declared_dead) {  // back (a frozen worker thawed): the others use it again
+    state->declared_dead = false;
+    LivenessChanged();
+  }
   const bool changed = fresh || state->info.SerializeAsString() != req.worker().SerializeAsString();
   if (fresh) {
     pb::KnownWorker k;
@@ -234,7 +248,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
     NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
   }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
-  FillMembers(reply->mutable_members());
+  FillMembers(reply->mutable_members(), reply->mutable_dead_members());
   reply->set_membership_version(membership_version_);
   jobs_->WorkerUp(w.info.id());
   jobs_->WorkerRegistered(req, reply);

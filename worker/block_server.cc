@@ -32,6 +32,36 @@ awaitable<Status> FailStream(Connection& conn, const Status& why, bool drain) {
   co_return why;
 }
 
+// ServeWriteBlock: connects to the next node of the pipeline, if any, and
+// asks it to take the block (it forwards to the rest). Null when there is
+// none, or when it failed (logged): the pipeline continues without it.
+awaitable<std::unique_ptr<Connection>> ConnectDownstream(const RpcOptions& options,
+                                                         const pb::WriteBlockRequest& req) {
+  if (req.downstream_size() == 0) co_return nullptr;
+  pb::WriteBlockRequest forward;
+  forward.set_block_id(req.block_id());
+  forward.set_client(req.client());
+  for (int i = 1; i < req.downstream_size(); ++i) *forward.add_downstream() = req.downstream(i);
+  std::unique_ptr<Connection> next;
+  auto address = ParseHostPort(req.downstream(0).address());
+  Status s = address.status();
+  if (s.ok()) {
+    // One stall bound per node from the next on (WriteBlockPipeline).
+    auto conn = co_await Connect(*address, options, options.transfer_stall_ms * req.downstream_size());
+    s = conn.status();
+    if (conn.ok()) next = std::move(conn).value();
+  }
+  if (s.ok()) {
+    pb::Empty ready;  // once the next node has connected to the one after
+    s = co_await next->SendRequest("dn.WriteBlock", forward);
+    if (s.ok()) s = co_await next->ReceiveReply(&ready, nullptr, Connection::Expect::kSlowStart);
+  }
+  if (s.ok()) co_return next;
+  spdlog::warn("block {}: pipeline continues without {}: {}", req.block_id(),
+               req.downstream(0).node_id(), s.ToString());
+  co_return nullptr;
+}
+
 }  // namespace
 
 // Sends exactly the bytes asked for, [offset, offset + length), at any
@@ -127,31 +157,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   }
   auto writer = std::move(created).value();
 
-  std::unique_ptr<Connection> next;
-  std::string next_id;
-  if (req.downstream_size() > 0) {
-    next_id = req.downstream(0).node_id();
-    pb::WriteBlockRequest forward;
-    forward.set_block_id(id);
-    forward.set_client(req.client());
-    for (int i = 1; i < req.downstream_size(); ++i) *forward.add_downstream() = req.downstream(i);
-    auto address = ParseHostPort(req.downstream(0).address());
-    Status s = address.status();
-    if (s.ok()) {
-      auto conn = co_await Connect(*address, rpc_options_);
-      s = conn.status();
-      if (conn.ok()) next = std::move(conn).value();
-    }
-    if (s.ok()) {
-      pb::Empty ready;
-      s = co_await next->SendRequest("dn.WriteBlock", forward);
-      if (s.ok()) s = co_await next->ReceiveReply(&ready);
-    }
-    if (!s.ok()) {
-      spdlog::warn("block {}: pipeline continues without {}: {}", id, next_id, s.ToString());
-      next.reset();
-    }
-  }
+  const std::string next_id = req.downstream_size() > 0 ? req.downstream(0).node_id() : "";
+  std::unique_ptr<Connection> next = co_await ConnectDownstream(rpc_options_, req);
   call.replied = true;
   MR_CO_RETURN_IF_ERROR(co_await call.conn.SendReply(pb::Empty()));
 
@@ -208,8 +215,8 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   reply.add_committed(self_.id);
   reply.set_bytes(writer->bytes_written());
   if (next) {
-    pb::WriteBlockReply downstream;
-    Status s = co_await next->ReceiveReply(&downstream);
+    pb::WriteBlockReply downstream;  // once every node after this one has committed
+    Status s = co_await next->ReceiveReply(&downstream, nullptr, Connection::Expect::kSlowStart);
     if (s.ok() && downstream.bytes() == reply.bytes()) {
       for (const auto& n : downstream.committed()) reply.add_committed(n);
       reply.add_hop_wire_bytes(next->bytes_sent());  // each hop's own count (compression)

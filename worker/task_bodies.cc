@@ -102,7 +102,7 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   if (!conn || !conn->IsFresh()) {
     auto address = ParseHostPort(f->from.address());
     if (!address.ok()) co_return address.status();
-    auto c = co_await Connect(*address, options);
+    auto c = co_await Connect(*address, options, options.transfer_stall_ms);
     if (!c.ok()) co_return c.status();
     conn = std::move(c).value();
   }
@@ -126,8 +126,13 @@ awaitable<Status> FetchOne(RpcOptions options, std::map<std::string, std::unique
   int64_t got = 0;
   pb::FetchChunk chunk;
   std::string data;
+  // The first chunk may wait on the mapper's disk or its recompression; a
+  // later one that does not come within cluster.transfer_stall_ms is a hung
+  // mapper (common/rpc.h), reported to the master below (RunReduce).
+  Connection::Expect expect = Connection::Expect::kSlowStart;
   while (s.ok()) {
-    s = co_await conn->ReceiveReply(&chunk, &data);
+    s = co_await conn->ReceiveReply(&chunk, &data, expect);
+    expect = Connection::Expect::kPrompt;
     if (!s.ok()) break;
     const ssize_t wrote = ::write(fd, data.data(), data.size());
     if (wrote != static_cast<ssize_t>(data.size())) {

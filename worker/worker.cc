@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <map>
 
 #include <spdlog/spdlog.h>
 
 #include "common/metrics.h"
+#include "common/peer_registry.h"
 #include "dfs/client.h"
 #include "dfs/wire_codec.h"
 
@@ -200,7 +202,7 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
                s.IsFailedPrecondition();
     co_return s;
   }
-  LearnMembers(registered.members(), registered.membership_version());
+  LearnMembers(registered.members(), registered.dead_members(), registered.membership_version());
   tasks_->ForgetJobs(registered.finished_jobs());
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
@@ -250,7 +252,9 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
       co_return s;
     }
     if (reply.reregister()) co_return Status::Unavailable("master asked to register again");
-    if (reply.members_size() > 0) LearnMembers(reply.members(), reply.membership_version());
+    if (reply.members_size() > 0) {
+      LearnMembers(reply.members(), reply.dead_members(), reply.membership_version());
+    }
     tasks_->Apply(reply);
     for (uint64_t id : reply.delete_blocks()) {
       MR_CO_RETURN_IF_ERROR(store_->Remove(id));
@@ -263,10 +267,30 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
 }
 
 void Worker::LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInfo>& members,
+                          const google::protobuf::RepeatedPtrField<std::string>& dead,
                           uint64_t version) {
   membership_version_ = version;
-  if (!rpc_options_.tls) return;
-  for (const pb::WorkerInfo& m : members) rpc_options_.tls->LearnNode(m.address(), m.datacenter());
+  const std::set<std::string> dead_now(dead.begin(), dead.end());
+  std::map<std::string, std::string> gone;  // address → why
+  for (const pb::WorkerInfo& m : members) {
+    if (rpc_options_.tls) rpc_options_.tls->LearnNode(m.address(), m.datacenter());
+    if (!dead_now.contains(m.id()) || m.id() == self_.id) continue;
+    auto address = ParseHostPort(m.address());
+    if (!address.ok()) continue;
+    gone[address->ToString()] =
+        "worker " + m.id() + " (" + m.address() + ") was declared dead by the master";
+  }
+  const int abandoned = Peers().SetDead(std::move(gone));
+  for (const std::string& id : dead_now) {
+    if (!dead_members_.contains(id) && id != self_.id) {
+      spdlog::warn("the master declared worker {} dead: transfers to it are let go ({} open "
+                   "connections to dead workers closed)", id, abandoned);
+    }
+  }
+  for (const std::string& id : dead_members_) {
+    if (!dead_now.contains(id)) spdlog::info("worker {} is live again: transfers to it resume", id);
+  }
+  dead_members_ = dead_now;
 }
 
 void Worker::NoteReceived(uint64_t id, int64_t bytes) {

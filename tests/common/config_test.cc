@@ -273,6 +273,22 @@ TEST(ConfigTest, InterDcZstdLevel) {
             "cluster.toml: 'cluster.inter_dc_zstd_window_log' must be at most 27 (got 28)");
 }
 
+// cluster.transfer_stall_ms (docs/config.md): 5 s, below rpc_timeout_ms;
+// absent, it yields to a short rpc_timeout_ms.
+TEST(ConfigTest, TransferStallIsBelowTheRpcTimeout) {
+  EXPECT_EQ(ParseOk(kMinimal).cluster.transfer_stall_ms, 5000);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\ntransfer_stall_ms = 2500\n")).cluster.transfer_stall_ms, 2500);
+  EXPECT_EQ(ParseOk(WithMaster("[cluster]\nrpc_timeout_ms = 4000\n")).cluster.transfer_stall_ms, 2000);
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ntransfer_stall_ms = 30000\n")),
+            "cluster.toml: 'cluster.transfer_stall_ms' must be below 'cluster.rpc_timeout_ms' "
+            "(got 30000 and 30000)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\nrpc_timeout_ms = 4000\ntransfer_stall_ms = 5000\n")),
+            "cluster.toml: 'cluster.transfer_stall_ms' must be below 'cluster.rpc_timeout_ms' "
+            "(got 5000 and 4000)");
+  EXPECT_EQ(ParseError(WithMaster("[cluster]\ntransfer_stall_ms = 99\n")),
+            "cluster.toml: 'cluster.transfer_stall_ms' must be at least 100 (got 99)");
+}
+
 TEST(ConfigTest, RangeChecks) {
   EXPECT_EQ(ParseError(WithMaster("[cluster]\nheartbeat_interval_ms = 9\n")),
             "cluster.toml: 'cluster.heartbeat_interval_ms' must be at least 10 (got 9)");
