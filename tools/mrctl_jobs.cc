@@ -104,21 +104,24 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
       {"output_bytes", r.output_bytes()}, {"fp_raw", f.fp_raw}, {"fp_wire", f.fp_wire},
       {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
-      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker}};
+      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker},
+      {"speculator", r.speculator()}, {"backups_launched", r.backups_launched()},
+      {"backups_won", r.backups_won()}, {"speculation_wasted_ms", r.speculation_wasted_ms()}};
   if (!with_tasks) return j;
   json maps = json::array(), reduces = json::array();
   for (const auto& m : r.maps()) {
     maps.push_back({{"index", m.index()}, {"node", m.node()}, {"locality", m.locality()},
                     {"input_bytes", m.input_bytes()}, {"read_bytes", TrafficJson(m.input())},
                     {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
-                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()}});
+                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()},
+                    {"speculative", m.speculative()}});
     AddTaskTimes(m, &maps.back());
   }
   for (const auto& t : r.reduces()) {
     reduces.push_back({{"index", t.index()}, {"node", t.node()}, {"shuffle_bytes", TrafficJson(t.shuffle())},
                        {"output_replication_bytes", TrafficJson(t.output())},
                        {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
-                       {"attempts", t.attempts()}});
+                       {"attempts", t.attempts()}, {"speculative", t.speculative()}});
     AddTaskTimes(t, &reduces.back());
   }
   j["map_tasks"] = maps;
