@@ -5,8 +5,8 @@
 # cases x policies x speculators, repetitions interleaved.
 #
 #   sudo bench/stragglers.sh [--reps 3] [--cases LIST] [--policies fifo,fair]
-#        [--speculators none,hadoop,late] [--jobs wordcount,sort] [--size 256M]
-#        [--block-size 4M] [--reducers 4] [--out DIR=stragglers-out] [--build DIR=build]
+#        [--speculators none,hadoop,late] [--jobs wordcount,sort] [--size 512M]
+#        [--block-size 8M] [--reducers 4] [--out DIR=stragglers-out] [--build DIR=build]
 #        [--max-minutes 60] [--job-timeout 600] [--rtt 40ms] [--rate 1gbit]
 #        [--worker w4] [--fault-at 5] [--cpu-pct 25] [--freeze-for 60]
 #        [--episode-pct 10] [--episode-for 30] [--cut-for 30]
@@ -52,12 +52,17 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 ALL_CASES=homogeneous,slow-cpu,frozen,noisy,dc-cut
 reps=3 cases=$ALL_CASES policies=fifo,fair speculators=none,hadoop,late jobs=wordcount,sort
-size=256M block_size=4M reducers=4 out=stragglers-out build="${MR_BUILD_DIR:-$ROOT/build}"
+size=512M block_size=8M reducers=4 out=stragglers-out build="${MR_BUILD_DIR:-$ROOT/build}"
 max_minutes=60 job_timeout=600 rtt=40ms rate=1gbit worker=w4 fault_at=5 cpu_pct=25
 freeze_for=60 episode_pct=10 episode_for=30 cut_for=30 quick=0
 declare -A SPEC_PARAMS=()
 while (($#)); do
-  case "$1" in --quick | -h | --help) ;; *) (($# >= 2)) || die "$1 needs a value" ;; esac
+  case "$1" in
+    --quick | -h | --help) ;;
+    --reps | --cases | --policies | --speculators | --jobs | --size | --block-size | --reducers | --out | --build | \
+      --max-minutes | --job-timeout | --rtt | --rate | --worker | --fault-at | --cpu-pct | --freeze-for | \
+      --episode-pct | --episode-for | --cut-for | --speculator-param) (($# >= 2)) || die "$1 needs a value" ;;
+  esac
   case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
