@@ -187,7 +187,7 @@ tbc up --datacenters 2 --workers 3 --rtt "$rtt" --rate "$rate" --block-size "$bl
 current_spec="${SPECS[0]}"
 say "testbed up in $((SECONDS - t0)) s (2 datacenters x 3 workers, rtt $rtt, rate $rate, blocks of $block_size)"
 t0=$SECONDS
-mrctl dfs put "$in" /in/text.txt >/dev/null
+mrctl dfs put "$in" /in/text.txt >/dev/null 2>"$out/put.err" || die "put failed: $(tail -n 1 "$out/put.err")"
 for _ in $(seq 1 300); do
   [[ "$(mrctl cluster status --json | jq .under_replicated_blocks)" == 0 ]] && break
   sleep 0.2
@@ -323,10 +323,11 @@ awk -F, -v OFS=, '
     for (key in keys) {
       split(key, k, FS)
       h = k[1] FS "homogeneous" FS k[3] FS k[4]; h0 = k[1] FS "homogeneous" FS k[3] FS "none"
-      printf "%s,%d,%d,%.1f,%s,%s,%.1f,%s,%g,%g,%.1f,%.1f\n", key, cnt[key], ok[key], med(jtt, key),
-        (h in keys) ? ratio(med(jtt, key), med(jtt, h)) : "", (h0 in keys) ? ratio(med(jtt, key), med(jtt, h0)) : "",
-        med(wl, key) / 1000, med(tk, key) > 0 ? sprintf("%.1f", 100 * med(wl, key) / med(tk, key)) : "",
-        med(bl, key), med(bw, key), med(it, key) / 1e6, med(kn, key) / 1e6
+      r = ""; if (h in keys) r = ratio(med(jtt, key), med(jtt, h))
+      r0 = ""; if (h0 in keys) r0 = ratio(med(jtt, key), med(jtt, h0))
+      pct = ""; if (med(tk, key) > 0) pct = sprintf("%.1f", 100 * med(wl, key) / med(tk, key))
+      printf "%s,%d,%d,%.1f,%s,%s,%.1f,%s,%g,%g,%.1f,%.1f\n", key, cnt[key], ok[key], med(jtt, key), r, r0,
+        med(wl, key) / 1000, pct, med(bl, key), med(bw, key), med(it, key) / 1e6, med(kn, key) / 1e6
     }
   }' "$out/runs.csv" | { IFS= read -r h; echo "$h"; sort -t, -k1,1 -k2,2 -k3,3 -k4,4; } >"$out/results.csv"
 {
