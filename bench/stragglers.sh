@@ -8,7 +8,7 @@
 #        [--speculators none,hadoop,late] [--jobs wordcount,sort] [--size 512M]
 #        [--block-size 8M] [--reducers 4] [--out DIR=stragglers-out] [--build DIR=build]
 #        [--max-minutes 60] [--job-timeout 600] [--rtt 40ms] [--rate 1gbit]
-#        [--worker w4] [--fault-at 5] [--cpu-pct 25] [--freeze-for 60]
+#        [--worker w4] [--fault-at 2] [--cpu-pct 25] [--freeze-for 60]
 #        [--episode-pct 10] [--episode-for 30] [--cut-for 30]
 #        [--speculator-param NAME:'KEY = VALUE']... [--quick]
 #
@@ -53,7 +53,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ALL_CASES=homogeneous,slow-cpu,frozen,noisy,dc-cut
 reps=3 cases=$ALL_CASES policies=fifo,fair speculators=none,hadoop,late jobs=wordcount,sort
 size=512M block_size=8M reducers=4 out=stragglers-out build="${MR_BUILD_DIR:-$ROOT/build}"
-max_minutes=60 job_timeout=600 rtt=40ms rate=1gbit worker=w4 fault_at=5 cpu_pct=25
+max_minutes=60 job_timeout=600 rtt=40ms rate=1gbit worker=w4 fault_at=2 cpu_pct=25
 freeze_for=60 episode_pct=10 episode_for=30 cut_for=30 quick=0
 declare -A SPEC_PARAMS=()
 while (($#)); do
