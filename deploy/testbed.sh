@@ -7,14 +7,16 @@
 #   deploy/testbed.sh up --dir DIR [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--racks R=0 (per dc)] [--rate RATE=1gbit] [--pair-rate dcA:dcB=RATE]...
 #        [--rtt RTT=0ms] [--pair-rtt dcA:dcB=RTT]... [--cpu wI=PCT]...
-#        [--scheduler NAME=fifo] [--build DIR] [--master-dc D=1] [--client-dc D=1]
+#        [--scheduler NAME=fifo] [--speculation NAME=none] [--speculation-param 'K = V']...
+#        [--build DIR] [--master-dc D=1] [--client-dc D=1]
 #        [--block-size BYTES=67108864] [--replication N=2] [--heartbeat-ms MS=500]
 #   deploy/testbed.sh down --dir DIR          # ends its processes, deletes its namespaces and cgroups
 #   deploy/testbed.sh rate --dir DIR RATE [--pair dcA:dcB=RATE]...  # new rates, live
 #   deploy/testbed.sh status --dir DIR        # namespaces, addresses, pids, rates, round trips, cpu shares
 #   deploy/testbed.sh exec --dir DIR NAME -- CMD...   # NAME: client, master, w1, ..., router
 #   deploy/testbed.sh counters --dir DIR [--reset]    # bytes per ordered dc pair, JSON
-#   deploy/testbed.sh restart-master --dir DIR [--scheduler NAME]  # keeps DFS and history
+#   deploy/testbed.sh restart-master --dir DIR [--scheduler NAME] [--speculation NAME [--speculation-param 'K = V']...]
+#        # keeps DFS and history
 #   deploy/testbed.sh restart-workers --dir DIR   # every worker, keeping its blocks (after an edit of cluster.toml)
 #   deploy/testbed.sh cpu --dir DIR wI PCT|off    # a worker's cpu share, now (ends its pending episodes)
 #   deploy/testbed.sh episode --dir DIR wI PCT --at SECONDS --for SECONDS  # noisy neighbour, in the background
@@ -25,7 +27,10 @@
 # the whole setting. RTT (0..2000ms with a unit: 40ms, 0.5s) is the round
 # trip added between every two datacenters by mr-delayline in the router
 # (half each way); --pair-rtt A:B sets the round trip between A and B (both
-# ways). --cpu wI=PCT caps worker wI at PCT % of one core (1..400, repeatable;
+# ways). --speculation NAME is the speculator ([speculation] name: none,
+# hadoop, late; `mrctl schedulers` lists them), --speculation-param one line
+# of [speculation.params]; restart-master --speculation replaces both.
+# --cpu wI=PCT caps worker wI at PCT % of one core (1..400, repeatable;
 # a cgroup v1 cpu group per worker); `episode` caps it at PCT from now+AT for
 # FOR seconds, then restores its share. `exec` runs CMD with
 # MR_CONFIG=DIR/cluster.toml and the build's tools first on PATH, so `exec
@@ -58,6 +63,7 @@ shift
 DIR="" BUILD="${MR_BUILD_DIR:-$ROOT/build}" dcs=2 per_dc=2 racks=0 rate=1gbit scheduler=fifo
 master_dc=1 client_dc=1 block_size=$((64 << 20)) replication=2 hb_ms=500 reset=0 scheduler_set=0
 pairs=() args=() run=() rtt=0ms pair_rtts=() cpus=() at="" for=""
+speculation=none speculation_params=() speculation_set=0
 while [[ $# -gt 0 ]]; do
   case "$1" in --reset|--) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in
@@ -73,6 +79,8 @@ while [[ $# -gt 0 ]]; do
     --at) at="$2"; shift 2 ;;
     --for) for="$2"; shift 2 ;;
     --scheduler) scheduler="$2"; scheduler_set=1; shift 2 ;;
+    --speculation) speculation="$2"; speculation_set=1; shift 2 ;;
+    --speculation-param) speculation_params+=("$2"); shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
     --master-dc) master_dc="$2"; shift 2 ;;
     --client-dc) client_dc="$2"; shift 2 ;;
@@ -193,6 +201,8 @@ write_cluster_file() {
     echo
     echo "[scheduler]"
     echo "name = \"$scheduler\""
+    echo
+    speculation_tables
     for n in $(workers); do
       echo
       echo "[[worker]]"
@@ -208,6 +218,35 @@ write_cluster_file() {
 set_scheduler() {  # set_scheduler NAME: the name in the cluster file's [scheduler]
   awk -v s="$1" '/^\[/ { sect = $0 } sect == "[scheduler]" && /^name = / { $0 = "name = \"" s "\"" } { print }' \
     "$DIR/cluster.toml" >"$DIR/cluster.toml.new"
+  mv "$DIR/cluster.toml.new" "$DIR/cluster.toml"
+}
+
+# speculation_tables: [speculation] and, with parameters, [speculation.params].
+speculation_tables() {
+  local o
+  echo "[speculation]"
+  echo "name = \"$speculation\""
+  if ((${#speculation_params[@]})); then
+    echo
+    echo "[speculation.params]"
+    for o in "${speculation_params[@]}"; do echo "$o"; done
+  fi
+}
+# speculation_ok: the name and parameter lines look right (the master checks
+# the rest, and refuses an unknown name or parameter at start-up).
+speculation_ok() {
+  local o
+  [[ "$speculation" =~ ^[A-Za-z0-9_.-]+$ ]] || die "bad --speculation '$speculation'"
+  for o in "${speculation_params[@]}"; do
+    [[ "$o" =~ ^[[:space:]]*[A-Za-z0-9_]+[[:space:]]*=[[:space:]]*[^[:space:]] ]] ||
+      die "bad --speculation-param '$o' (want 'KEY = VALUE', e.g. 'lag_ms = 10000')"
+  done
+  ((${#speculation_params[@]} == 0 || speculation_set)) || die "--speculation-param needs --speculation NAME"
+}
+set_speculation() {  # the [speculation] tables of the cluster file replaced (moved to its end)
+  awk '/^\[/ { skip = ($0 == "[speculation]" || $0 == "[speculation.params]") } !skip { print }' \
+    "$DIR/cluster.toml" >"$DIR/cluster.toml.new"
+  { echo; speculation_tables; } >>"$DIR/cluster.toml.new"
   mv "$DIR/cluster.toml.new" "$DIR/cluster.toml"
 }
 
@@ -306,6 +345,7 @@ case "$cmd" in
     delay_pairs_ok "$dcs" "$rtt" "${pair_rtts[@]}" || exit 2
     cpu_specs_ok "${cpus[@]}"
     [[ "$scheduler" =~ ^[A-Za-z0-9_.-]+$ ]] || die "bad --scheduler '$scheduler'"
+    speculation_set=1 speculation_ok
     for b in master/mr-master worker/mr-worker tools/mrctl; do
       [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first, or pass --build DIR"
     done
@@ -359,7 +399,7 @@ case "$cmd" in
     start_daemon master
     for n in $(workers); do start_daemon "$n"; done
     wait_workers
-    echo "testbed up in $((SECONDS - started)) s: $dcs datacenters x $per_dc workers, scheduler $scheduler"
+    echo "testbed up in $((SECONDS - started)) s: $dcs datacenters x $per_dc workers, scheduler $scheduler, speculation $speculation"
     summary
     echo "try: $0 exec --dir $DIR client -- mrctl cluster status"
     ;;
@@ -432,13 +472,16 @@ case "$cmd" in
     if (( scheduler_set )); then
       [[ "$scheduler" =~ ^[A-Za-z0-9_.-]+$ ]] || die "bad --scheduler '$scheduler'"
     fi
+    speculation_ok
     stop_daemon master
     (( scheduler_set )) && set_scheduler "$scheduler"
+    (( speculation_set )) && set_speculation
     started=$SECONDS
     start_daemon master
     wait_workers || exit 1
     echo "testbed: master restarted in $((SECONDS - started)) s with scheduler" \
-      "$(awk '/^\[/ { s = $0 } s == "[scheduler]" && /^name = / { print $3 }' "$DIR/cluster.toml")"
+      "$(awk '/^\[/ { s = $0 } s == "[scheduler]" && /^name = / { print $3 }' "$DIR/cluster.toml"), speculation" \
+      "$(awk '/^\[/ { s = $0 } s == "[speculation]" && /^name = / { print $3 }' "$DIR/cluster.toml")"
     ;;
   cpu)
     [[ ${#args[@]} -eq 2 ]] || die "usage: cpu --dir DIR wI PCT|off"
