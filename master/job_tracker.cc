@@ -369,6 +369,22 @@ void JobTracker::Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to) 
   }
 }
 
+// The final report of an attempt of a job that has ended (a loser of a
+// race killed with its job's end, or one outrun by a kill): its bytes join
+// the record kept in the history, so INT stays what the sockets moved.
+void JobTracker::CountLateAttempt(const pb::TaskReport& r) {
+  const pb::Traffic& in = r.input();
+  const pb::Traffic& sh = r.shuffle();
+  const pb::Traffic& out = r.output();
+  if (in.ByteSizeLong() + sh.ByteSizeLong() + out.ByteSizeLong() == 0) return;
+  auto record = history_->Get(r.job_id());
+  if (!record.ok()) return;
+  AddRetried(&*record, r);
+  if (Status s = history_->Put(*record); !s.ok()) {
+    spdlog::error("job {}: cannot record a late attempt's bytes: {}", r.job_id(), s.ToString());
+  }
+}
+
 void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   ActiveJob* job = Find(r.job_id());
   if (job == nullptr) {
@@ -378,6 +394,7 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
     if (r.state() == pb::TaskReport::SUCCEEDED && r.output_file().starts_with(attempts)) {
       dfs_.remove(r.output_file(), false);
     }
+    if (r.state() != pb::TaskReport::RUNNING) CountLateAttempt(r);
     return;
   }
   const sched::Job& sj = state_.job(job->sid);
@@ -390,6 +407,9 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
     if (r.state() == pb::TaskReport::SUCCEEDED && !r.output_file().empty()) {
       dfs_.remove(r.output_file(), false);
     }
+    // An attempt the master no longer runs (it lost a race, or was given
+    // up on) still moved bytes: they are retried ones, and INT's.
+    if (r.state() != pb::TaskReport::RUNNING) AddRetried(&job->record, r);
     return;
   }
   switch (r.state()) {
@@ -496,9 +516,9 @@ void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::N
   } else {
     state_.FailReduce(job.sid, index);
   }
-  spdlog::warn("job {} {} {}: attempt on {} failed{}: {}", id, is_map ? "map" : "reduce", index,
-               node_names_[static_cast<size_t>(node)], backed_up ? " (its other attempt runs on)" : "",
-               why);
+  spdlog::warn("job {} {} {}: attempt failed: {} (on {}{})", id, is_map ? "map" : "reduce", index,
+               why, node_names_[static_cast<size_t>(node)],
+               backed_up ? "; its other attempt runs on" : "");
   if (counts) {
     job.record.set_failed_attempts(job.record.failed_attempts() + 1);
     int& failures = is_map ? job.maps[static_cast<size_t>(index)].failures

@@ -168,6 +168,7 @@ class JobTracker {
   ActiveJob* Find(int64_t id) const;
 
   void ApplyReport(sched::NodeId node, const pb::TaskReport& report);
+  void CountLateAttempt(const pb::TaskReport& report);
   void MapSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
   void ReduceSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
   // The task's attempt on `node` failed (`counts`: toward max_attempts),

@@ -117,6 +117,7 @@ class JobTrackerTest : public ::testing::Test {
         continue;
       }
       r->set_state(end->second);
+      r->mutable_input()->set_other_dc(1000);  // what the attempt read from another datacenter
       running_[worker].erase(a);
       if (end->second != pb::TaskReport::SUCCEEDED) {
         r->set_error("boom");
@@ -226,6 +227,7 @@ TEST_F(JobTrackerTest, TheOriginalWinsAndTheBackupIsKilled) {
   const std::string late = "/.mr/jobs/" + std::to_string(id_) + "/attempts/m" +
                            std::to_string(straggler_.index) + "-1";
   EXPECT_TRUE(removed_.count(late)) << "the losing attempt's output is deleted";
+  EXPECT_EQ(Record().retried().other_dc(), 1000) << "and what it read counts in the ended job's INT";
   EXPECT_FALSE(ns_->Lookup(late).ok());
 }
 
