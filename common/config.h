@@ -211,8 +211,10 @@ struct SchedulerOptions {
 // [speculation]: speculative execution (scheduler/speculator.h), chosen by
 // name like the policy; `mrctl schedulers` lists the speculators.
 struct SpeculationOptions {
-  // Registry name: "none", "hadoop" or "late". Default: "none".
-  std::string name = "none";
+  // Registry name: "none", "hadoop" or "late". Default: "late"
+  // (docs/schedulers.md, "Speculative execution", says which benchmarks
+  // chose it).
+  std::string name = "late";
   // [speculation.params]: free-form key = value pairs, validated by the
   // speculator.
   std::map<std::string, ParamValue> params;

@@ -9,7 +9,7 @@
 #        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']... [--cpu wI=PCT]...
 #        [--speculation NAME] [--speculation-param 'KEY = VALUE']...
 #      --speculation: the speculator ([speculation] name: none, hadoop, late;
-#        `mrctl schedulers` lists them; default none); --speculation-param one
+#        `mrctl schedulers` lists them; default late); --speculation-param one
 #        line of [speculation.params]
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
@@ -70,7 +70,7 @@ fi
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
 tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=() cpus=() at="" for=""
-speculation=none speculation_params=()
+speculation=late speculation_params=()
 while [[ $# -gt 0 ]]; do
   case "$1" in --join|--dc-addresses|--http) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in

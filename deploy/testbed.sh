@@ -7,7 +7,7 @@
 #   deploy/testbed.sh up --dir DIR [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--racks R=0 (per dc)] [--rate RATE=1gbit] [--pair-rate dcA:dcB=RATE]...
 #        [--rtt RTT=0ms] [--pair-rtt dcA:dcB=RTT]... [--cpu wI=PCT]...
-#        [--scheduler NAME=fifo] [--speculation NAME=none] [--speculation-param 'K = V']...
+#        [--scheduler NAME=fifo] [--speculation NAME=late] [--speculation-param 'K = V']...
 #        [--build DIR] [--master-dc D=1] [--client-dc D=1]
 #        [--block-size BYTES=67108864] [--replication N=2] [--heartbeat-ms MS=500]
 #   deploy/testbed.sh down --dir DIR          # ends its processes, deletes its namespaces and cgroups
@@ -63,7 +63,7 @@ shift
 DIR="" BUILD="${MR_BUILD_DIR:-$ROOT/build}" dcs=2 per_dc=2 racks=0 rate=1gbit scheduler=fifo
 master_dc=1 client_dc=1 block_size=$((64 << 20)) replication=2 hb_ms=500 reset=0 scheduler_set=0
 pairs=() args=() run=() rtt=0ms pair_rtts=() cpus=() at="" for=""
-speculation=none speculation_params=() speculation_set=0
+speculation=late speculation_params=() speculation_set=0
 while [[ $# -gt 0 ]]; do
   case "$1" in --reset|--) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in

@@ -289,6 +289,18 @@ TEST(ConfigTest, TransferStallIsBelowTheRpcTimeout) {
             "cluster.toml: 'cluster.transfer_stall_ms' must be at least 100 (got 99)");
 }
 
+TEST(ConfigTest, SpeculationTable) {
+  EXPECT_EQ(ParseOk(kMinimal).speculation.name, "late");
+  ClusterConfig c = ParseOk(WithMaster("[speculation]\nname = \"hadoop\"\n[speculation.params]\nlag_ms = 5000\n"));
+  EXPECT_EQ(c.speculation.name, "hadoop");
+  EXPECT_EQ(std::get<int64_t>(c.speculation.params.at("lag_ms")), 5000);
+  const std::string bad = ParseError(WithMaster("[speculation]\nkind = \"late\"\n"));
+  EXPECT_NE(bad.find("unknown key"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("kind"), std::string::npos) << bad;
+  // The name itself is checked by the master against the registry
+  // (MakeSpeculator: "unknown speculator 'x' (valid: hadoop, late, none)").
+}
+
 TEST(ConfigTest, RangeChecks) {
   EXPECT_EQ(ParseError(WithMaster("[cluster]\nheartbeat_interval_ms = 9\n")),
             "cluster.toml: 'cluster.heartbeat_interval_ms' must be at least 10 (got 9)");
