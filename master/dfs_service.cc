@@ -26,7 +26,7 @@ std::string LeaseName(uint64_t id) {
 
 Status Master::Mkdir(const pb::PathRequest& req) {
   MR_ASSIGN_OR_RETURN(std::string path, dfs::NormalizePath(req.path()));
-  return namespace_->Mkdir(path, req.recursive(), WallMs());
+  return namespace_->Mkdir(path, req.recursive(), clock_->WallMs());
 }
 
 Status Master::List(const pb::PathRequest& req, pb::ListReply* reply) {
@@ -176,7 +176,7 @@ Status Master::Create(const pb::CreateFileRequest& req, pb::CreateFileReply* rep
   lease->writer = workers_.count(req.writer_node()) ? req.writer_node() : "";
   lease->writer_datacenter = req.writer_datacenter();
   lease->datacenter = req.datacenter();
-  lease->last_activity = Clock::now();
+  lease->last_activity = Now();
   lease->inode.set_kind(pb::INode::FILE);
   lease->inode.set_replication(replication);
   lease->inode.set_block_size(block_size);
@@ -222,7 +222,7 @@ Result<Master::Lease*> Master::FindLease(uint64_t lease_id, const std::string& r
     return Status::PermissionDenied("lease " + LeaseName(lease_id) + " is not the put of " + path +
                                     " by client " + client_id + ": refused");
   }
-  lease.last_activity = Clock::now();
+  lease.last_activity = Now();
   return &lease;
 }
 
@@ -304,7 +304,7 @@ Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
 
 Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
   MR_ASSIGN_OR_RETURN(Lease * lease, FindLease(req.lease_id(), req.path(), req.client_id()));
-  lease->inode.set_mtime_ms(WallMs());
+  lease->inode.set_mtime_ms(clock_->WallMs());
   std::vector<uint64_t> freed;
   Status s = namespace_->AddFile(lease->path, lease->inode, lease->overwrite, &freed);
   if (!s.ok()) {
@@ -343,7 +343,7 @@ void Master::ExpireLeases() {
       std::chrono::milliseconds(std::max<int64_t>(60000, 2 * int64_t{config_.cluster.rpc_timeout_ms}));
   std::vector<uint64_t> expired;
   for (const auto& [id, lease] : leases_) {
-    if (Clock::now() - lease->last_activity > limit) expired.push_back(id);
+    if (Now() - lease->last_activity > limit) expired.push_back(id);
   }
   for (uint64_t id : expired) {
     spdlog::warn("abandoning unfinished write of {} (lease {}, client {}): client silent for {} ms",

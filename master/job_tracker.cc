@@ -389,10 +389,11 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
   ActiveJob* job = Find(r.job_id());
   if (job == nullptr) {
     // Over: the worker is told to stop it. An attempt that still put its
-    // output (a losing backup, or one outrun by a kill) leaves no file.
-    const std::string attempts = "/.mr/jobs/" + std::to_string(r.job_id()) + "/";
-    if (r.state() == pb::TaskReport::SUCCEEDED && r.output_file().starts_with(attempts)) {
-      dfs_.remove(r.output_file(), false);
+    // output (a losing backup, or one outrun by a kill) re-created the
+    // job's directory, which EndJob had removed: it goes again, whole.
+    const std::string dir = "/.mr/jobs/" + std::to_string(r.job_id());
+    if (r.state() == pb::TaskReport::SUCCEEDED && r.output_file().starts_with(dir + "/")) {
+      dfs_.remove(dir, true);
     }
     if (r.state() != pb::TaskReport::RUNNING) CountLateAttempt(r);
     return;

@@ -56,23 +56,19 @@ void WorkerUnary(RpcServer& server, const std::string& method,
 
 }  // namespace
 
-Master::Master(const ClusterConfig& config, asio::io_context& io) : config_(config), io_(io) {}
+Master::Master(const ClusterConfig& config, asio::io_context& io, const Clock* clock)
+    : config_(config), io_(io), clock_(clock) {}
 Master::~Master() = default;
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio::io_context& io) {
+Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio::io_context& io,
+                                               const Clock* clock) {
   if ((!IsLoopbackHost(config.master.address.host) ||
        !IsLoopbackHost(config.master.listen_address().host)) &&
       config.ResolvedSecret().empty()) {
     return Status::InvalidArgument("refusing to listen on non-loopback address " +
                                    config.master.address.ToString() + " without a cluster secret");
   }
-  std::unique_ptr<Master> m(new Master(config, io));
+  std::unique_ptr<Master> m(new Master(config, io, clock));
   // Configuration first (the scheduler and its parameters), so a bad cluster
   // file is reported before any data directory is touched.
   sched::SchedulerParams sched_params;
@@ -104,7 +100,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   MR_ASSIGN_OR_RETURN(m->placement_, dfs::MakePlacementPolicy(config.dfs.placement, params));
   m->rng_.seed(config.dfs.placement_seed != 0
                    ? config.dfs.placement_seed
-                   : static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
+                   : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   // Every block of every file is known from the namespace; replicas arrive
   // with the block reports.
   m->namespace_->ForEachFile([&](const std::string&, const pb::INode& file) {
@@ -136,7 +132,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   };
   dfs.check_replication = [self](int replication) { return self->CheckReplication(replication); };
   MR_ASSIGN_OR_RETURN(m->jobs_, JobTracker::Create(config, std::move(scheduler).value(),
-                                                   std::move(speculator).value(), std::move(dfs)));
+                                                   std::move(speculator).value(), std::move(dfs), clock));
   // The workers this master admitted before (labels, decommissioning
   // state), then the complete [[worker]] entries it has not seen yet: known,
   // not live, until they register.
@@ -165,7 +161,7 @@ Status Master::Start() {
   MR_RETURN_IF_ERROR(server_->Listen(config_.master.listen_address()));
   MR_RETURN_IF_ERROR(StartHttp());
   server_->Start();
-  started_ = Clock::now();
+  started_ = Now();
   asio::co_spawn(io_, Tick(), asio::detached);
   if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
   spdlog::info(
@@ -247,7 +243,7 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
     return Status::OK();
   }
   WorkerState& w = *it->second;
-  w.last_heartbeat = Clock::now();
+  w.last_heartbeat = Now();
   w.used_bytes = req.used_bytes();
   if (req.membership_version() != membership_version_) {
     FillMembers(reply->mutable_members(), reply->mutable_dead_members());
@@ -338,7 +334,7 @@ void Master::CheckLiveness() {
   const auto limit = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
   for (auto& [id, w] : workers_) {
-    if (w->live && Clock::now() - w->last_heartbeat > limit) {
+    if (w->live && Now() - w->last_heartbeat > limit) {
       spdlog::warn("worker {} declared dead: no heartbeat for {} ms; the other workers let go of "
                    "their transfers to it at their next heartbeat", id, limit.count());
       MarkDead(*w);
@@ -351,7 +347,7 @@ void Master::CheckLiveness() {
 // Orders copies of blocks that have fewer live replicas than their file asks
 // for, from a live replica to nodes chosen by the placement policy.
 void Master::ScheduleReplication() {
-  const auto now = Clock::now();
+  const auto now = Now();
   // Right after a start, workers are still sending their block reports: a
   // block may look under-replicated only because its holders have not
   // registered yet. Wait as long as it takes to declare a worker dead.
@@ -405,7 +401,7 @@ void Master::ScheduleReplication() {
 // A copy ScheduleReplication ordered did not arrive by the retry time (the
 // target failed to store it, or died, or the source did). Logged at most
 // once per kCopyFailureLogMs, counting the ones in between.
-void Master::CopyFailed(uint64_t id, BlockState& b, Clock::time_point now) {
+void Master::CopyFailed(uint64_t id, BlockState& b, Steady::time_point now) {
   constexpr int64_t kCopyFailureLogMs = 10000;
   ++copy_failures_unlogged_;
   if (now - copy_failure_logged_ < std::chrono::milliseconds(kCopyFailureLogMs)) return;
@@ -449,7 +445,7 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
   reply->set_cluster_name(config_.cluster.name);
   reply->set_placement(placement_->name());
   reply->set_scheduler(jobs_->scheduler().name());
-  const auto now = Clock::now();
+  const auto now = Now();
   for (const auto& id : worker_order_) {
     const WorkerState& st = *workers_.at(id);
     pb::WorkerStatus* ws = reply->add_workers();

@@ -38,6 +38,7 @@
 #include "dfs/placement.h"
 #include "proto/cluster.pb.h"
 #include "proto/dfs.pb.h"
+#include "master/clock.h"
 #include "master/job_tracker.h"
 #include "master/metrics.h"
 
@@ -47,8 +48,11 @@ class Master {
  public:
   // Opens the namespace in <master.data_dir>/namespace and validates the
   // placement policy. Does not listen yet.
+  // Every time-dependent rule (liveness, leases, re-replication and repair
+  // waits, and the JobTracker's) reads `clock` (not owned; outlives this).
   static Result<std::unique_ptr<Master>> Create(const ClusterConfig& config,
-                                                asio::io_context& io);
+                                                asio::io_context& io,
+                                                const Clock* clock = SystemClock::Get());
   ~Master();
 
   // Listens on master.address (port 0 = any free port) and starts serving.
@@ -63,9 +67,13 @@ class Master {
   struct WorkerState;
   struct BlockState;
   struct Lease;
-  using Clock = std::chrono::steady_clock;
+  // Time points of the master's rules, read through clock_ (clock.h).
+  using Steady = std::chrono::steady_clock;
+  Steady::time_point Now() const {
+    return Steady::time_point(std::chrono::milliseconds(clock_->NowMs()));
+  }
 
-  Master(const ClusterConfig& config, asio::io_context& io);
+  Master(const ClusterConfig& config, asio::io_context& io, const Clock* clock);
   void RegisterHandlers();
   awaitable<void> Tick();
   awaitable<void> PolicyTick();
@@ -73,7 +81,7 @@ class Master {
   void ExpireLeases();
   void ScheduleReplication();
   void TrimReplicas(uint64_t id, BlockState& b);
-  void CopyFailed(uint64_t id, BlockState& b, Clock::time_point now);
+  void CopyFailed(uint64_t id, BlockState& b, Steady::time_point now);
   // Corrupt replicas (replica_repair.cc).
   void ScheduleRepairs();
   void NoteCorrupt(uint64_t block, const std::string& node, const std::string& why);
@@ -157,11 +165,12 @@ class Master {
   // Bumped whenever a worker's address or labels change; the epoch in the
   // top bits, so a worker's version from before a restart never matches.
   uint64_t membership_version_ = 0;
-  std::chrono::steady_clock::time_point started_;
+  Steady::time_point started_;
+  const Clock* clock_;
   bool stopped_ = false;
   // Copies ordered by ScheduleReplication that never arrived: logged at most
   // once per kCopyFailureLogMs, with how many went unlogged meanwhile.
-  Clock::time_point copy_failure_logged_;
+  Steady::time_point copy_failure_logged_;
   int copy_failures_unlogged_ = 0;
   bool policy_tick_running_ = false;  // PolicyTick is looping
 };

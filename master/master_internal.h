@@ -16,7 +16,7 @@ namespace mr::master {
 struct Master::WorkerState {
   pb::WorkerInfo info;
   bool live = false;
-  Clock::time_point last_heartbeat;
+  Steady::time_point last_heartbeat;
   int64_t used_bytes = 0;
   std::unordered_set<uint64_t> blocks;
   std::vector<uint64_t> pending_deletes;
@@ -40,9 +40,9 @@ struct Master::BlockState {
   // good, kept as a source of last resort, repaired in place, and deleted
   // only once `replication` good copies exist (replica_repair.cc).
   std::vector<std::string> corrupt;
-  Clock::time_point replication_retry;  // no new copy ordered before this
+  Steady::time_point replication_retry;  // no new copy ordered before this
   std::string copy_target;              // the last copy ordered, while still under-replicated
-  Clock::time_point repair_retry;       // no new repair ordered before this
+  Steady::time_point repair_retry;       // no new repair ordered before this
   int repair_rounds = 0;                // repairs ordered since `corrupt` was last empty
 };
 
@@ -55,13 +55,10 @@ struct Master::Lease {
   std::string writer_datacenter;        // a non-worker writer's datacenter, or empty
   std::string datacenter;               // replica 1 pinned here (dfs put --datacenter), or empty
   std::vector<uint64_t> uncommitted;    // allocated, not yet completed
-  Clock::time_point last_activity;
+  Steady::time_point last_activity;
 };
 
 // Lease ids: the master's epoch in the top bits, a per-run counter below.
 constexpr int kLeaseCounterBits = 40;
-
-// Milliseconds since the epoch, for mtimes.
-int64_t WallMs();
 
 }  // namespace mr::master

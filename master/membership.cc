@@ -227,7 +227,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   // Durable before it is live: a restarted master knows what it admitted.
   if (changed) MR_RETURN_IF_ERROR(PersistWorker(w));
   w.live = true;
-  w.last_heartbeat = Clock::now();
+  w.last_heartbeat = Now();
   w.used_bytes = req.used_bytes();
   int known = 0;
   for (const auto& b : req.blocks()) {
@@ -289,7 +289,7 @@ Status Master::Decommission(const std::string& id, bool drain) {
 void Master::CheckDecommissions() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
-  const bool settled = Clock::now() - started_ >= grace;  // block reports are in
+  const bool settled = Now() - started_ >= grace;  // block reports are in
   for (const auto& id : worker_order_) {
     WorkerState& w = *workers_.at(id);
     if (w.admin_state != "decommissioning" || !settled) continue;

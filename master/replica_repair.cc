@@ -59,7 +59,7 @@ void Master::NoteCorrupt(uint64_t block, const std::string& node, const std::str
 
 // Every heartbeat interval (Tick), before ScheduleReplication.
 void Master::ScheduleRepairs() {
-  const auto now = Clock::now();
+  const auto now = Now();
   // As for re-replication: right after a start, sources may not have
   // registered yet.
   const auto interval = std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms);

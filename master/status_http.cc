@@ -173,7 +173,7 @@ HttpResponse Master::DfsPage(const HttpRequest& req) {
 
 // Sets the gauges from the master's state, then renders every metric.
 std::string Master::MetricsText() {
-  const auto now = Clock::now();
+  const auto now = Now();
   std::map<std::string, int> states;
   int map_used = 0, map_total = 0, reduce_used = 0, reduce_total = 0;
   for (const auto& id : worker_order_) {
