@@ -258,20 +258,6 @@ wait_live() {  # wait_live NAME: until the master shows it live, or its process 
   return 1
 }
 
-# cpu_specs_ok wI=PCT...: each names a worker up will start (w1..w$workers)
-# once, with a share of 1..400 %. Exits 2 with one line if not.
-cpu_specs_ok() {
-  local c n v named=" "
-  for c in "$@"; do
-    [[ "$c" =~ ^(w[0-9]+)=(.*)$ ]] || die "bad --cpu '$c' (want wI=PCT, e.g. w3=25%)"
-    n="${BASH_REMATCH[1]}" v="${BASH_REMATCH[2]}"
-    (( 10#${n#w} >= 1 && 10#${n#w} <= workers )) || die "--cpu '$c': no worker $n (have w1..w$workers)"
-    cpushare_pct_ok "$v" || die "--cpu '$c': bad share '$v' (want 1..400%, 100% = one core)"
-    [[ "$named" == *" $n "* ]] && die "--cpu gives $n twice"
-    named+="$n "
-  done
-}
-
 # worker_running NAME: a worker (not the master) of this cluster whose process runs.
 worker_running() {
   [[ "$1" != master ]] || die "cpu shares are for workers, not the master"
@@ -304,7 +290,7 @@ case "$cmd" in
     ;;
   up)
     (( workers >= 1 && dcs >= 1 )) || die "--workers and --datacenters must be at least 1"
-    cpu_specs_ok "${cpus[@]}"
+    cpushare_specs_ok "$workers" "${cpus[@]}"
     if (( ${#cpus[@]} )); then cpushare_mount >/dev/null || exit 1; fi
     for b in master/mr-master worker/mr-worker tools/mrctl; do
       [[ -x "$BUILD/$b" ]] || die "$BUILD/$b is missing: build first (cmake -S . -B build -G Ninja && ninja -C build)"

@@ -259,20 +259,6 @@ delay_wanted() {
   return 1
 }
 
-# cpu_specs_ok wI=PCT...: each names a worker of the layout to be made
-# (w1..w(dcs*per_dc)) once, with a share of 1..400 %. Exits 2 with one line if not.
-cpu_specs_ok() {
-  local c n v named=" "
-  for c in "$@"; do
-    [[ "$c" =~ ^(w[0-9]+)=(.*)$ ]] || die "bad --cpu '$c' (want wI=PCT, e.g. w3=25%)"
-    n="${BASH_REMATCH[1]}" v="${BASH_REMATCH[2]}"
-    (( 10#${n#w} >= 1 && 10#${n#w} <= dcs * per_dc )) || die "--cpu '$c': no worker $n (have w1..w$((dcs * per_dc)))"
-    cpushare_pct_ok "$v" || die "--cpu '$c': bad share '$v' (want 1..400%, 100% = one core)"
-    [[ "$named" == *" $n "* ]] && die "--cpu gives $n twice"
-    named+="$n "
-  done
-}
-
 # worker_ok NAME: NAME is a worker of the running testbed, with a live process.
 worker_ok() {
   workers | grep -qxF "$1" || die "no worker '$1' (have: $(workers | tr '\n' ' '))"
@@ -343,7 +329,7 @@ case "$cmd" in
     shaping_rate_ok "$rate" || die "bad --rate '$rate' (a tc rate: 20mbit, 1gbit)"
     shaping_pairs_ok "$dcs" "${pairs[@]}" || exit 2
     delay_pairs_ok "$dcs" "$rtt" "${pair_rtts[@]}" || exit 2
-    cpu_specs_ok "${cpus[@]}"
+    cpushare_specs_ok $((dcs * per_dc)) "${cpus[@]}"
     [[ "$scheduler" =~ ^[A-Za-z0-9_.-]+$ ]] || die "bad --scheduler '$scheduler'"
     speculation_set=1 speculation_ok
     for b in master/mr-master worker/mr-worker tools/mrctl; do

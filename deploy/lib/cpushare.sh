@@ -179,3 +179,19 @@ _cpushare_teardown() {
   : >"$f"
   rm -rf "$1/cpu"
 }
+
+# cpushare_specs_ok N wI=PCT...: each names one of the workers w1..wN that
+# `up` will start, once, with a share of 1..400 %. Calls the sourcing
+# script's die (one line, exit 2) if not.
+cpushare_specs_ok() {
+  local count="$1" c n v named=" "
+  shift
+  for c in "$@"; do
+    [[ "$c" =~ ^(w[0-9]+)=(.*)$ ]] || die "bad --cpu '$c' (want wI=PCT, e.g. w3=25%)"
+    n="${BASH_REMATCH[1]}" v="${BASH_REMATCH[2]}"
+    (( 10#${n#w} >= 1 && 10#${n#w} <= count )) || die "--cpu '$c': no worker $n (have w1..w$count)"
+    cpushare_pct_ok "$v" || die "--cpu '$c': bad share '$v' (want 1..400%, 100% = one core)"
+    [[ "$named" == *" $n "* ]] && die "--cpu gives $n twice"
+    named+="$n "
+  done
+}
