@@ -39,4 +39,15 @@ void JobTracker::SettleRace(ActiveJob& job, bool is_map, int32_t index, sched::N
   }
 }
 
+// The backup takes the original's place when the original is the one
+// dropped: the map's recorded locality becomes the backup's.
+void JobTracker::DropAttempt(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
+                             bool failed) {
+  if (is_map && state_.job(job.sid).maps[static_cast<size_t>(index)].node == node) {
+    ActiveJob::MapExtra& extra = job.maps[static_cast<size_t>(index)];
+    extra.locality = extra.backup_locality;
+  }
+  state_.DropAttempt(job.sid, is_map, index, node, failed);
+}
+
 }  // namespace mr::master

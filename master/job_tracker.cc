@@ -222,7 +222,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
     for (const sched::MapTask& m : sj.maps) {
       if (AttemptOn(m, node) >= 0) {
         if (m.backup_node != sched::kNoNode) {
-          state_.DropAttempt(job->sid, true, m.index, node, /*failed=*/false);  // the other runs on
+          DropAttempt(*job, true, m.index, node, /*failed=*/false);  // the other runs on
         } else {
           state_.FailMap(job->sid, m.index);
         }
@@ -235,7 +235,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
     for (const sched::ReduceTask& r : sj.reduces) {
       if (AttemptOn(r, node) < 0) continue;
       if (r.backup_node != sched::kNoNode) {
-        state_.DropAttempt(job->sid, false, r.index, node, /*failed=*/false);
+        DropAttempt(*job, false, r.index, node, /*failed=*/false);
       } else {
         state_.FailReduce(job->sid, r.index);
       }
@@ -511,7 +511,7 @@ void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::N
   const bool backed_up = is_map ? sj.maps[static_cast<size_t>(index)].backup_node != sched::kNoNode
                                 : sj.reduces[static_cast<size_t>(index)].backup_node != sched::kNoNode;
   if (backed_up) {
-    state_.DropAttempt(job.sid, is_map, index, node, counts);
+    DropAttempt(job, is_map, index, node, counts);
   } else if (is_map) {
     state_.FailMap(job.sid, index);
   } else {

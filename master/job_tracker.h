@@ -182,6 +182,9 @@ class JobTracker {
   // attempt is killed and the job's speculation figures count the race.
   // Call before FinishMap / FinishReduce.
   void SettleRace(ActiveJob& job, bool is_map, int32_t index, sched::NodeId winner);
+  // One of a task's two attempts ends (ClusterState::DropAttempt), the
+  // records following the one that runs on.
+  void DropAttempt(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node, bool failed);
   bool CommitOutput(ActiveJob& job, const std::string& file, const std::string& part);
   void Prefetch(uint64_t block, sched::NodeId from, sched::NodeId to);
   void MaybeFinish(ActiveJob& job);

@@ -251,7 +251,13 @@ TEST_F(JobTrackerTest, LosingTheOriginalsWorkerLeavesTheBackup) {
   EXPECT_EQ(Record().maps_running(), 1);
   EXPECT_EQ(Beat("w2").launches_size(), 0) << "nothing to run again: the backup carries the task";
   Beat("w1", {{{straggler_.index, 1}, pb::TaskReport::SUCCEEDED}});
-  EXPECT_EQ(Record().state(), "succeeded");
+  const pb::JobRecord r = Record();
+  EXPECT_EQ(r.state(), "succeeded");
+  for (const pb::MapTaskRecord& m : r.maps()) {
+    if (m.index() != straggler_.index) continue;
+    EXPECT_EQ(m.node(), "w1");
+    EXPECT_EQ(m.locality(), "datacenter") << "the backup's locality, not the lost original's";
+  }
 }
 
 TEST_F(JobTrackerTest, NoSpeculatorNoBackups) {
