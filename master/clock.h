@@ -3,9 +3,11 @@
 // reads time through a Clock, so unit tests drive those rules with a
 // ManualClock, as scheduler/ tests hand `now` to a policy (leveldb's Env).
 //
-// Thread-safety: SystemClock is; ManualClock is for one test thread.
+// Thread-safety: both are (a test advances a ManualClock from its thread
+// while the master's thread reads it).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 
@@ -46,14 +48,14 @@ class SystemClock : public Clock {
 class ManualClock : public Clock {
  public:
   explicit ManualClock(int64_t start_ms = 1000) : now_ms_(start_ms) {}
-  int64_t NowMs() const override { return now_ms_; }
-  int64_t WallMs() const override { return kEpochMs + now_ms_; }
+  int64_t NowMs() const override { return now_ms_.load(); }
+  int64_t WallMs() const override { return kEpochMs + now_ms_.load(); }
   void Advance(int64_t ms) { now_ms_ += ms; }
 
   static constexpr int64_t kEpochMs = 1'800'000'000'000;  // 2027-01-15
 
  private:
-  int64_t now_ms_;
+  std::atomic<int64_t> now_ms_;
 };
 
 }  // namespace mr::master
