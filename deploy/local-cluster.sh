@@ -47,6 +47,8 @@ umask 077
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/cpushare.sh
 source "$ROOT/deploy/lib/cpushare.sh"
+# shellcheck source=lib/speculation.sh
+source "$ROOT/deploy/lib/speculation.sh"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 DIR="${MR_CLUSTER_DIR:-$ROOT/.mr}"
 
@@ -361,13 +363,7 @@ case "$cmd" in
       echo "name = \"$scheduler\""
       echo "seed = $scheduler_seed"
       echo
-      echo "[speculation]"
-      echo "name = \"$speculation\""
-      if ((${#speculation_params[@]})); then
-        echo
-        echo "[speculation.params]"
-        for o in "${speculation_params[@]}"; do echo "$o"; done
-      fi
+      speculation_tables
       for i in $(seq 1 "$workers"); do
         (( join )) && break  # the workers join with flags (below)
         dc=$(( (i - 1) % dcs + 1 ))

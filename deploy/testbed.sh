@@ -52,6 +52,8 @@ source "$ROOT/deploy/lib/shaping.sh"
 source "$ROOT/deploy/lib/delay.sh"
 # shellcheck source=lib/cpushare.sh
 source "$ROOT/deploy/lib/cpushare.sh"
+# shellcheck source=lib/speculation.sh
+source "$ROOT/deploy/lib/speculation.sh"
 
 die() { echo "testbed: $*" >&2; exit 2; }
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -221,17 +223,6 @@ set_scheduler() {  # set_scheduler NAME: the name in the cluster file's [schedul
   mv "$DIR/cluster.toml.new" "$DIR/cluster.toml"
 }
 
-# speculation_tables: [speculation] and, with parameters, [speculation.params].
-speculation_tables() {
-  local o
-  echo "[speculation]"
-  echo "name = \"$speculation\""
-  if ((${#speculation_params[@]})); then
-    echo
-    echo "[speculation.params]"
-    for o in "${speculation_params[@]}"; do echo "$o"; done
-  fi
-}
 # speculation_ok: the name and parameter lines look right (the master checks
 # the rest, and refuses an unknown name or parameter at start-up).
 speculation_ok() {

@@ -1,6 +1,7 @@
 // Tests for common/config.h: the cluster file parser and validator.
 
 #include "common/config.h"
+#include "tests/common/config_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -12,36 +13,7 @@
 namespace mr {
 namespace {
 
-// The smallest valid file: only the one required key.
-constexpr char kMinimal[] = R"(
-[master]
-address = "127.0.0.1:7000"
-)";
-
-// Appends `extra` to the minimal file.
-std::string WithMaster(const std::string& extra) { return std::string(kMinimal) + extra; }
-
-// A [[worker]] entry with the three required keys.
-std::string Worker(const std::string& id, const std::string& address,
-                   const std::string& more = "") {
-  return "[[worker]]\nid = \"" + id + "\"\naddress = \"" + address + "\"\ndatacenter = \"dc1\"\n" +
-         more;
-}
-
-ClusterConfig ParseOk(const std::string& text) {
-  Result<ClusterConfig> r = ParseClusterConfig(text, "cluster.toml");
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? *r : ClusterConfig{};
-}
-
-// The error message, or "OK" when parsing succeeded.
-std::string ParseError(const std::string& text) {
-  Result<ClusterConfig> r = ParseClusterConfig(text, "cluster.toml");
-  if (r.ok()) return "OK";
-  EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
-  EXPECT_EQ(r.status().message().find('\n'), std::string::npos) << "message is not one line";
-  return r.status().message();
-}
+using namespace testing_config;
 
 // Every key of every table lands in its field.
 TEST(ConfigTest, FullFileRoundTrips) {
@@ -431,146 +403,13 @@ TEST(ConfigTest, SchedulerParamsRejectNonScalars) {
             "cluster.toml: unknown key 'scheduler.alpha'");
 }
 
-// The secret can come from the environment instead of the file.
-TEST(ConfigTest, SecretFromEnvironment) {
-  setenv("MR_CONFIG_TEST_SECRET", "from-env", 1);
-  ClusterConfig c = ParseOk(
-      "[cluster]\nsecret_env = \"MR_CONFIG_TEST_SECRET\"\n[master]\naddress = \"10.0.0.1:7000\"\n");
-  EXPECT_EQ(c.ResolvedSecret(), "from-env");
-  unsetenv("MR_CONFIG_TEST_SECRET");
-  EXPECT_EQ(c.ResolvedSecret(), "");
-}
-
-// An unset variable resolves to no secret, which a public master refuses.
-TEST(ConfigTest, SecretEnvUnsetOnPublicAddress) {
-  unsetenv("MR_CONFIG_TEST_UNSET");
-  EXPECT_EQ(ParseError("[cluster]\nsecret_env = \"MR_CONFIG_TEST_UNSET\"\n"
-                       "[master]\naddress = \"10.0.0.1:7000\"\n"),
-            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
-            "address");
-}
-
-// Two sources of one secret would be ambiguous.
-TEST(ConfigTest, SecretAndSecretEnvBothSet) {
-  EXPECT_EQ(ParseError(WithMaster("[cluster]\nsecret = \"a\"\nsecret_env = \"B\"\n")),
-            "cluster.toml: set only one of 'cluster.secret' and 'cluster.secret_env'");
-}
-
-// A reachable master must authenticate; a loopback one may skip it.
-TEST(ConfigTest, PublicAddressNeedsSecret) {
-  EXPECT_EQ(ParseError("[master]\naddress = \"10.0.0.1:7000\"\n"),
-            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
-            "address");
-  EXPECT_EQ(ParseError("[master]\naddress = \"master.example.com:7000\"\n"),
-            "cluster.toml: 'cluster.secret' is required when master.address is not a loopback "
-            "address");
-  EXPECT_EQ(ParseOk("[cluster]\nsecret = \"x\"\n[master]\naddress = \"10.0.0.1:7000\"\n")
-                .ResolvedSecret(),
-            "x");
-  EXPECT_EQ(ParseError("[master]\naddress = \"127.0.0.1:7000\"\n"), "OK");
-  EXPECT_EQ(ParseError("[master]\naddress = \"localhost:7000\"\n"), "OK");
-  EXPECT_EQ(ParseError("[master]\naddress = \"[::1]:7000\"\n"), "OK");
-}
-
-// TOML syntax errors carry toml++'s position and description.
-TEST(ConfigTest, SyntaxErrorHasLineAndColumn) {
-  std::string message = ParseError("[master]\naddress = \"127.0.0.1:7000\n");
-  EXPECT_EQ(message.rfind("cluster.toml:2:", 0), 0u) << message;
-  // A repeated table is a TOML error too, reported where it is redefined.
-  message = ParseError(WithMaster("[master]\ndata_dir = \"x\"\n"));
-  EXPECT_EQ(message.rfind("cluster.toml:4:", 0), 0u) << message;
-}
-
-// Loading from a path names the file by its base name in errors.
-TEST(ConfigTest, LoadFromFileUsesBaseName) {
-  std::string path = ::testing::TempDir() + "/config_test_cluster.toml";
-  {
-    std::ofstream out(path);
-    out << WithMaster("[dfs]\nblocksize = 1\n");
-  }
-  Result<ClusterConfig> r = LoadClusterConfig(path);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "config_test_cluster.toml: unknown key 'dfs.blocksize'");
-  {
-    std::ofstream out(path);
-    out << kMinimal;
-  }
-  EXPECT_TRUE(LoadClusterConfig(path).ok());
-  std::remove(path.c_str());
-}
-
-// A missing file is NotFound with the path and the system's reason.
-TEST(ConfigTest, MissingFileIsNotFound) {
-  std::string path = ::testing::TempDir() + "/no-such-cluster.toml";
-  Result<ClusterConfig> r = LoadClusterConfig(path);
-  ASSERT_TRUE(r.status().IsNotFound()) << r.status().ToString();
-  EXPECT_EQ(r.status().message(),
-            "cannot read cluster file '" + path + "': No such file or directory");
-}
-
-// A directory opens but cannot be read: IOError, not a parse error.
-TEST(ConfigTest, DirectoryIsIOError) {
-  Result<ClusterConfig> r = LoadClusterConfig(::testing::TempDir());
-  EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
-}
-
-// Host:port forms accepted and refused, each error naming the text.
-TEST(HostPortTest, Parse) {
-  EXPECT_EQ(*ParseHostPort("127.0.0.1:7000"), (HostPort{"127.0.0.1", 7000}));
-  EXPECT_EQ(*ParseHostPort("node-1.example.com:1"), (HostPort{"node-1.example.com", 1}));
-  EXPECT_EQ(*ParseHostPort("[::1]:65535"), (HostPort{"::1", 65535}));
-  EXPECT_EQ(*ParseHostPort("[fe80::1]:80"), (HostPort{"fe80::1", 80}));
-  EXPECT_EQ(ParseHostPort("h:0").status().message(),
-            "invalid address 'h:0': port must be an integer in 1..65535");
-  EXPECT_EQ(ParseHostPort("h:65536").status().message(),
-            "invalid address 'h:65536': port must be an integer in 1..65535");
-  EXPECT_EQ(ParseHostPort("h:7x").status().message(),
-            "invalid address 'h:7x': port must be an integer in 1..65535");
-  EXPECT_EQ(ParseHostPort("h:").status().message(),
-            "invalid address 'h:': port must be an integer in 1..65535");
-  EXPECT_EQ(ParseHostPort("h").status().message(), "invalid address 'h': expected host:port");
-  EXPECT_EQ(ParseHostPort(":7000").status().message(), "invalid address ':7000': empty host");
-  EXPECT_EQ(ParseHostPort("::1:7000").status().message(),
-            "invalid address '::1:7000': write IPv6 addresses in brackets, e.g. [::1]:7000");
-  EXPECT_EQ(ParseHostPort("[::1]7000").status().message(),
-            "invalid address '[::1]7000': expected [ipv6]:port");
-  EXPECT_EQ(ParseHostPort("[nope]:7000").status().message(),
-            "invalid address '[nope]:7000': not an IPv6 address in [ ]");
-  EXPECT_EQ(ParseHostPort("300.1.1.1:7000").status().message(),
-            "invalid address '300.1.1.1:7000': not a valid host name or IPv4 address");
-  EXPECT_EQ(ParseHostPort("a b:7000").status().message(),
-            "invalid address 'a b:7000': not a valid host name or IPv4 address");
-  EXPECT_TRUE(ParseHostPort("").status().IsInvalidArgument());
-}
-
-// ToString is the inverse of ParseHostPort, brackets included.
-TEST(HostPortTest, ToStringRoundTrips) {
-  for (const char* text : {"127.0.0.1:7000", "example.com:80", "[::1]:7000"}) {
-    EXPECT_EQ(ParseHostPort(text)->ToString(), text);
-  }
-}
-
-// Loopback is 127/8, ::1 and localhost; nothing else.
-TEST(HostPortTest, IsLoopbackHost) {
-  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
-  EXPECT_TRUE(IsLoopbackHost("127.255.0.9"));
-  EXPECT_TRUE(IsLoopbackHost("localhost"));
-  EXPECT_TRUE(IsLoopbackHost("LocalHost"));
-  EXPECT_TRUE(IsLoopbackHost("::1"));
-  EXPECT_TRUE(IsLoopbackHost("0:0:0:0:0:0:0:1"));
-  EXPECT_FALSE(IsLoopbackHost("128.0.0.1"));
-  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
-  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
-  EXPECT_FALSE(IsLoopbackHost("::"));
-  EXPECT_FALSE(IsLoopbackHost("localhost.example.com"));
-  EXPECT_FALSE(IsLoopbackHost(""));
-}
-
 }  // namespace
 }  // namespace mr
 
 namespace mr {
 namespace {
+
+using namespace testing_config;
 
 // A worker on a reachable address serves blocks, so it needs the secret too.
 TEST(ConfigRulesTest, PublicWorkerAddressNeedsSecret) {
@@ -663,6 +502,8 @@ TEST(ConfigTest, TlsModeDefaultsAndValues) {
 
 namespace mr {
 namespace {
+
+using namespace testing_config;
 
 // Issue 11: a [[worker]] entry may be an allow-list entry without an
 // address (the worker advertises it with --advertise); the master may
