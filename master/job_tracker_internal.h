@@ -1,5 +1,6 @@
-// Private state of the JobTracker, shared by job_tracker.cc (the running
-// job) and job_records.cc (submission, records, history). Not an interface.
+// Private state of the JobTracker, shared by its files: job_tracker.cc
+// (membership), job_heartbeat.cc, job_reports.cc, job_speculation.cc,
+// job_recovery.cc and job_records.cc (submission, records, history). Not an interface.
 #pragma once
 
 #include <algorithm>
