@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/auth.h"
+#include "common/awaitable.h"
 #include "common/xml_escape.h"
 
 namespace mr {
@@ -22,7 +23,6 @@ using asio::ip::tcp;
 
 namespace {
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr int kMaxRequestsPerConnection = 100;
 
 int HexValue(char c) {

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/auth.h"
+#include "common/awaitable.h"
 #include "common/frame.h"
 #include "common/peer_registry.h"
 
@@ -19,7 +20,6 @@ namespace mr {
 namespace {
 
 using namespace asio::experimental::awaitable_operators;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 std::string AddressString(const tcp::socket& socket) {
   boost::system::error_code ec;

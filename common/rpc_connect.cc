@@ -4,6 +4,7 @@
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
+#include "common/awaitable.h"
 #include "common/peer_registry.h"
 #include "common/rpc.h"
 #include "common/tls.h"
@@ -12,7 +13,6 @@ namespace mr {
 namespace {
 
 using namespace asio::experimental::awaitable_operators;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 // The TCP connection to `address` (resolved to `endpoints`), under
 // `timeout`; `stall_ms` > 0: a transfer's connection, whose SYN unanswered

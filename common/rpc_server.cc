@@ -6,14 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/awaitable.h"
 #include "common/rpc.h"
 
 namespace mr {
-namespace {
-
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-
-}  // namespace
 
 RpcServer::RpcServer(asio::any_io_executor executor, RpcOptions options, std::string name)
     : executor_(executor), options_(std::move(options)), name_(std::move(name)),

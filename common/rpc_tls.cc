@@ -27,13 +27,13 @@
 #include <openssl/x509v3.h>
 
 #include "common/auth.h"
+#include "common/awaitable.h"
 #include "common/rpc.h"
 
 namespace mr {
 namespace {
 
 using namespace asio::experimental::awaitable_operators;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 // How many bytes one read() may bring in, and how many a frame's records
 // gather before a send(). Not OpenSSL's read-ahead: with it, OpenSSL moves
