@@ -189,6 +189,8 @@ if ! playbook "$T/deploy.log" -e "mr_deb=$deb"; then
 fi
 deploy_s=$((SECONDS - start))
 grep -q 'smoke: WordCount' "$T/deploy.log" || fail "the playbook did not run its smoke job"
+# Its message is the one line, no progress bars ("\r" in it on main).
+grep '"msg": "smoke' "$T/deploy.log" | grep -qF '\r' && fail "the smoke message carries \\r progress bars"
 say "site.yml: deployed and smoke job checked in ${deploy_s} s ($(grep -o 'smoke: WordCount[^"]*' "$T/deploy.log" | head -n 1))"
 
 # --- what the playbook left ----------------------------------------------------
