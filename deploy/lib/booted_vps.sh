@@ -35,6 +35,7 @@ BVPS_CACHE="${BVPS_CACHE:-/var/cache/mr-vps-systemd}"
 BVPS_MIRROR="${MR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BVPS_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,python3,nftables,iproute2,procps
 BVPS_DIR="" BVPS_ROOT=""
+VPS_DIR="${VPS_DIR:-}"  # deploy/lib/vps.sh's: the ssh keys (vps_init)
 declare -gA BVPS_PID=() BVPS_LEADER=()
 
 bvps_log() { echo "bvps: $*" >&2; }
@@ -52,7 +53,7 @@ bvps_root() {
       bvps_log "building the root failed (kept: $tmp): $(tail -n 5 "$tmp/build.log")"
       return 1
     fi
-    rm -rf "$BVPS_CACHE/$key"
+    rm -rf "${BVPS_CACHE:?}/$key"
     mv "$tmp" "$BVPS_CACHE/$key"
     touch "$BVPS_CACHE/$key/complete"
   fi
@@ -69,6 +70,7 @@ _bvps_build_root() {
     --no-install-recommends /tmp/mr.deb
   rm -f "$root/tmp/mr.deb"
   # No /etc/protocols, as on a minimal image (nothing here needs netbase).
+  # shellcheck disable=SC2016 # ${Status} is dpkg-query's
   if chroot "$root" dpkg-query -W -f '${Status}' netbase 2>/dev/null | grep -q 'ok installed'; then
     chroot "$root" dpkg --purge netbase
   fi
@@ -183,26 +185,30 @@ bvps_poweroff() {
 bvps_teardown() { ( set +e; _bvps_teardown ); return 0; }
 _bvps_teardown() {
   [[ -n "${BVPS_DIR:-}" && -f "$BVPS_DIR/bvps.objects" ]] || return 0
-  local kind a b pid i cg
+  local kind a b i
   while read -r kind a b; do
     [[ $kind == nspawn ]] || continue
-    if tr '\0' ' ' <"/proc/$a/cmdline" 2>/dev/null | grep -qF -- "-D $b "; then kill -TERM "$a"; fi
+    if tr '\0' ' ' 2>/dev/null <"/proc/$a/cmdline" | grep -qF -- "-D $b "; then kill -TERM "$a"; fi
   done <"$BVPS_DIR/bvps.objects"
   while read -r kind a b; do
     [[ $kind == nspawn ]] || continue
     for i in $(seq 1 150); do
-      tr '\0' ' ' <"/proc/$a/cmdline" 2>/dev/null | grep -qF -- "-D $b " || break
+      tr '\0' ' ' 2>/dev/null <"/proc/$a/cmdline" | grep -qF -- "-D $b " || break
       sleep 0.2
     done
-    if tr '\0' ' ' <"/proc/$a/cmdline" 2>/dev/null | grep -qF -- "-D $b "; then kill -KILL "$a"; fi
+    if tr '\0' ' ' 2>/dev/null <"/proc/$a/cmdline" | grep -qF -- "-D $b "; then kill -KILL "$a"; fi
   done <"$BVPS_DIR/bvps.objects"
   tac "$BVPS_DIR/bvps.objects" | while read -r kind a b; do
     case "$kind" in
-      mount) for i in $(seq 1 20); do mountpoint -q "$a" || break; umount "$a" || umount -l "$a"; done ;;
+      mount) for _ in $(seq 1 20); do mountpoint -q "$a" || break; umount "$a" || umount -l "$a"; done ;;
       cgroup)
         if [[ -d "$a" ]]; then
-          for pid in $(find "$a" -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -KILL "$pid"; done
-          for i in $(seq 1 50); do find "$a" -depth -type d -exec rmdir {} + 2>/dev/null; [[ -d "$a" ]] || break; sleep 0.1; done
+          find "$a" -name cgroup.procs -exec cat {} + 2>/dev/null | while read -r pid; do kill -KILL "$pid"; done
+          for _ in $(seq 1 50); do
+            find "$a" -depth -type d -exec rmdir {} + 2>/dev/null
+            [[ -d "$a" ]] || break
+            sleep 0.1
+          done
           [[ -d "$a" ]] && bvps_log "cgroup $a left behind"
         fi ;;
     esac

@@ -104,12 +104,7 @@ grep -q '\./usr/bin/mr-worker$' "$T/deb.list" || fail "$deb does not install /us
 deb="$(realpath "$deb")"
 version="$(dpkg-deb -f "$deb" Version)"
 # The upgrade: the same files under a higher version, as the next release.
-mkdir -p "$T/deb2"
-dpkg-deb -R "$deb" "$T/deb2/root"
-sed -i "s/^Version: .*/Version: ${version}+vpstest1/" "$T/deb2/root/DEBIAN/control"
-deb2="$T/deb2/mr_${version}+vpstest1_amd64.deb"
-dpkg-deb -b "$T/deb2/root" "$deb2" >/dev/null
-rm -rf "$T/deb2/root"
+deb2="$(vps_next_deb "$deb" "$T/deb2")"
 say "package $(basename "$deb"), upgrade to ${version}+vpstest1"
 
 # --- the VPSs ----------------------------------------------------------------
