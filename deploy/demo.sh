@@ -31,9 +31,21 @@ done
 [[ -z "$data" || -d "$data" ]] || { echo "demo: --data '$data' is not a directory" >&2; exit 2; }
 export LC_ALL=C  # bytewise sort and byte-oriented tr, grep, awk and sed: as the jobs see bytes
 
+# A line per phase: on a fresh machine the packages and the build take minutes.
+phase() { echo "demo: $*"; }
+phase "1/4 the Debian packages the build needs (deploy/install-deps.sh; installs only what is missing)"
 "$ROOT/deploy/install-deps.sh"
-[[ -f "$BUILD/build.ninja" ]] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$BUILD" mr-master mr-worker mrctl >/dev/null
+if [[ ! -f "$BUILD/build.ninja" ]]; then
+  phase "    configuring the build in $BUILD (cmake)"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+phase "2/4 building mr-master, mr-worker and mrctl in $BUILD (ninja; a few minutes the first time)"
+if [[ -t 1 ]]; then
+  ninja -C "$BUILD" mr-master mr-worker mrctl  # its one-line progress on a terminal
+else
+  ninja -C "$BUILD" mr-master mr-worker mrctl >/dev/null
+fi
+phase "3/4 starting a local cluster: 6 workers in 2 datacenters (deploy/local-cluster.sh)"
 
 WORK="$(mktemp -d /tmp/mr-demo-XXXXXX)"
 CLUSTER="$WORK/cluster"
@@ -49,6 +61,7 @@ MRCTL=("$BUILD/tools/mrctl" --config "$CLUSTER/cluster.toml")
 "$ROOT/deploy/local-cluster.sh" up --workers 6 --datacenters 2 --block-size $((8 << 20)) \
   --replication 2 --placement "$placement" --scheduler "$scheduler" --dir "$CLUSTER"
 
+phase "4/4 inputs into the DFS, then the jobs, each output checked against a shell pipeline"
 # ---- inputs: put each file, check it reads back byte-identical, note its tag
 paths=()                # DFS paths, in put order
 declare -A local_of=()  # DFS path -> local file

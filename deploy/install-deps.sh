@@ -33,7 +33,17 @@ if [[ $(id -u) -ne 0 ]]; then
   echo "install-deps: missing packages: ${missing[*]} (run as root, or install them)" >&2
   exit 1
 fi
-echo "install-deps: installing ${missing[*]}" >&2
+# A line per phase (a fresh machine spends minutes here); on a terminal also
+# apt's own progress, elsewhere (CI logs) only the lines.
+echo "install-deps: ${#missing[@]} Debian packages missing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: apt-get update (the package lists)" >&2
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: apt-get install: downloading and installing them with their dependencies (a few minutes on a fresh machine)" >&2
+start=$SECONDS
+if [[ -t 1 ]]; then
+  apt-get install -y -q --no-install-recommends -o Dpkg::Progress-Fancy=1 "${missing[@]}"
+else
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install-deps: installed in $((SECONDS - start)) s" >&2

@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
       "Exit status:\n"
       "  0  stopped cleanly\n"
       "  1  could not start (address in use, data_dir not writable, ...)\n"
-      "  2  bad usage, the cluster file or the flags are wrong, or the master refused this worker\n\n"
+      "  2  bad usage, the cluster file or the flags are wrong (restarting cannot help)\n"
+      "  3  the master refused this worker (another secret, TLS or labels than the master's):\n"
+      "     the packaged unit starts it again 5 s later, so it rejoins once they agree\n\n"
       "Files:\n"
       "  /etc/mr/cluster.toml  the cluster file of the packaged unit mr-worker@ID.service\n"
       "  /var/lib/mr           the unit's state directory; the worker's data_dir lives under it");
@@ -94,7 +96,7 @@ int main(int argc, char** argv) {
   mr::RunUntilSignal(io, threads, [&] { (*worker)->Stop(); });
   if (mr::Status refused = (*worker)->refused(); !refused.ok()) {
     std::fprintf(stderr, "mr-worker: the master refused this worker: %s\n", refused.message().c_str());
-    return 2;
+    return 3;  // not 2: the master's side may change (a rotated secret), docs/deploy.md
   }
   return 0;
 }

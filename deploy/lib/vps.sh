@@ -148,3 +148,16 @@ _vps_teardown() {
   fi
   return 0
 }
+
+# vps_next_deb DEB DIR: the next release for an upgrade test: DEB's files
+# under the version VERSION+vpstest1, written to DIR; prints its path.
+vps_next_deb() {
+  local deb="$1" dir="$2" version
+  version="$(dpkg-deb -f "$deb" Version)"
+  mkdir -p "$dir"
+  dpkg-deb -R "$deb" "$dir/root"
+  sed -i "s/^Version: .*/Version: ${version}+vpstest1/" "$dir/root/DEBIAN/control"
+  dpkg-deb -Zgzip -z1 -b "$dir/root" "$dir/mr_${version}+vpstest1_amd64.deb" >/dev/null  # fast: a test package
+  rm -rf "$dir/root"
+  echo "$dir/mr_${version}+vpstest1_amd64.deb"
+}

@@ -42,6 +42,11 @@ for unit in mr-master.service mr-worker@.service; do
     grep -qx "$line" "$units/$unit" || fail "$unit lacks $line"
   done
 done
+# A worker the master refused (exit 3, a secret being rotated) is restarted
+# for as long as it takes; on main exit 2 stopped it for good.
+for line in StartLimitIntervalSec=0 RestartSec=5s; do
+  grep -qx "$line" "$units/mr-worker@.service" || fail "mr-worker@.service lacks $line"
+done
 grep -qx 'ExecStart=/usr/bin/mr-master --config /etc/mr/cluster.toml' "$units/mr-master.service" ||
   fail "mr-master.service ExecStart"
 grep -qx 'ExecStart=/usr/bin/mr-worker --config /etc/mr/cluster.toml --id %i' \

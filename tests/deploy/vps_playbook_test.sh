@@ -104,12 +104,7 @@ grep -q '\./usr/bin/mr-worker$' "$T/deb.list" || fail "$deb does not install /us
 deb="$(realpath "$deb")"
 version="$(dpkg-deb -f "$deb" Version)"
 # The upgrade: the same files under a higher version, as the next release.
-mkdir -p "$T/deb2"
-dpkg-deb -R "$deb" "$T/deb2/root"
-sed -i "s/^Version: .*/Version: ${version}+vpstest1/" "$T/deb2/root/DEBIAN/control"
-deb2="$T/deb2/mr_${version}+vpstest1_amd64.deb"
-dpkg-deb -b "$T/deb2/root" "$deb2" >/dev/null
-rm -rf "$T/deb2/root"
+deb2="$(vps_next_deb "$deb" "$T/deb2")"
 say "package $(basename "$deb"), upgrade to ${version}+vpstest1"
 
 # --- the VPSs ----------------------------------------------------------------
@@ -189,6 +184,8 @@ if ! playbook "$T/deploy.log" -e "mr_deb=$deb"; then
 fi
 deploy_s=$((SECONDS - start))
 grep -q 'smoke: WordCount' "$T/deploy.log" || fail "the playbook did not run its smoke job"
+# Its message is the one line, no progress bars ("\r" in it on main).
+grep '"msg": "smoke' "$T/deploy.log" | grep -qF '\r' && fail "the smoke message carries \\r progress bars"
 say "site.yml: deployed and smoke job checked in ${deploy_s} s ($(grep -o 'smoke: WordCount[^"]*' "$T/deploy.log" | head -n 1))"
 
 # --- what the playbook left ----------------------------------------------------

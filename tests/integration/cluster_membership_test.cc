@@ -191,7 +191,7 @@ TEST_F(ClusterMembershipTest, BadRegistrationsAreRefusedAndTheClusterKeepsServin
   // A second process claiming w1, live elsewhere.
   CommandResult dup = RunWorker(c, "--id w1 --datacenter dc1 --advertise 127.0.0.1:" + Port(c) +
                                        " --data-dir " + Quote(scratch));
-  EXPECT_EQ(dup.exit_code, 2) << dup.err;
+  EXPECT_EQ(dup.exit_code, 3) << dup.err;  // 3: the master refused it (issue 28)
   EXPECT_NE(dup.err.find("worker id 'w1' is live at"), std::string::npos) << dup.err;
   EXPECT_EQ(std::count(dup.err.begin(), dup.err.end(), '\n'), 1) << dup.err;
 
@@ -206,7 +206,7 @@ TEST_F(ClusterMembershipTest, BadRegistrationsAreRefusedAndTheClusterKeepsServin
   CommandResult size = Shell("timeout 30 " + Quote(BuildDir() + "/worker/mr-worker") + " --config " +
                              Quote(other) + " --id w5 --datacenter dc1 --advertise 127.0.0.1:" +
                              Port(c) + " --data-dir " + Quote(work_ + "/w5"));
-  EXPECT_EQ(size.exit_code, 2) << size.err;
+  EXPECT_EQ(size.exit_code, 3) << size.err;  // 3: the master refused it (issue 28)
   EXPECT_NE(size.err.find("disagrees with the master on 'dfs.block_size': it has 2097152, the master 1048576"),
             std::string::npos)
       << size.err;
@@ -242,7 +242,7 @@ TEST_F(ClusterMembershipTest, TheAllowListRefusesOtherIdsAndOtherLabels) {
   ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
   CommandResult stranger = RunWorker(c, "--id w9 --datacenter dc1 --advertise 127.0.0.1:" + Port(c) +
                                             " --data-dir " + Quote(work_ + "/w9"));
-  EXPECT_EQ(stranger.exit_code, 2) << stranger.err;
+  EXPECT_EQ(stranger.exit_code, 3) << stranger.err;  // 3: the master refused it (issue 28)
   EXPECT_NE(stranger.err.find("worker 'w9' is not in the allow-list"), std::string::npos)
       << stranger.err;
 
@@ -250,7 +250,7 @@ TEST_F(ClusterMembershipTest, TheAllowListRefusesOtherIdsAndOtherLabels) {
   // this is not a duplicate).
   ASSERT_EQ(c.Script("stop w1").exit_code, 0);
   CommandResult relabel = RunWorker(c, "--id w1 --datacenter dc2");
-  EXPECT_EQ(relabel.exit_code, 2) << relabel.err;
+  EXPECT_EQ(relabel.exit_code, 3) << relabel.err;  // 3: the master refused it (issue 28)
   EXPECT_NE(relabel.err.find("worker 'w1' claims datacenter 'dc2' rack '', but its [[worker]] entry "
                              "says datacenter 'dc1' rack ''"),
             std::string::npos)
