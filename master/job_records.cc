@@ -87,6 +87,14 @@ auto* TaskRecordAt(Records* records, int* position, pb::JobRecord* retried) {
 // ---------------------------------------------------------------- submit
 
 Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply) {
+  // A retry of a submission that reached us (the client lost the reply, or
+  // we restarted after writing the record): the same job, not a second one.
+  if (auto seen = submit_tokens_.find(request.submit_token());
+      !request.submit_token().empty() && seen != submit_tokens_.end()) {
+    spdlog::info("job {} submitted again (the same submit token): not started twice", seen->second);
+    reply->set_job_id(seen->second);
+    return Status::OK();
+  }
   const jobs::JobInfo* info = jobs::FindJob(request.job());
   if (info == nullptr) {
     std::string names;
@@ -210,6 +218,7 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
   r.set_output_replication(output_replication > 0 ? output_replication : config_.dfs.replication);
   r.set_known_fp(sj.has_fp() ? sj.known_fp : -1);
   MR_RETURN_IF_ERROR(history_->Put(r));
+  if (!request.submit_token().empty()) submit_tokens_[request.submit_token()] = id;
 
   for (const sched::MapTask& m : sj.maps) ++active_blocks_[m.block];
   job->sid = state_.AddJob(std::move(sj));

@@ -249,6 +249,8 @@ class JobTracker {
   std::set<std::string> draining_;                    // decommissioning or decommissioned
   std::unordered_map<std::string, sched::NodeId> nodes_;
   std::map<int64_t, std::unique_ptr<ActiveJob>> active_;  // by job id
+  // JobSpec.submit_token -> job id, of every job in the history (Submit).
+  std::unordered_map<std::string, int64_t> submit_tokens_;
   std::vector<int64_t> job_ids_;                      // sched::JobId → job id
   std::unordered_map<uint64_t, int> active_blocks_;   // block → running jobs reading it
   // Per worker: task attempts to stop, jobs whose map outputs to delete.
