@@ -500,7 +500,7 @@ Status TaskTracker::RunReduce(Task& task) {
     const auto t_write = SteadyClock::now();
     const bool written = ::write(fd, chunk.data(), chunk.size()) == static_cast<ssize_t>(chunk.size());
     write_us += UsSince(t_write);
-    if (!written) return Status::IOError("cannot write '" + local + "'");
+    if (!written) return Status::IOError("cannot write '" + local + "': " + std::strerror(errno));
     return Status::OK();
   });
   ::close(fd);
