@@ -362,6 +362,12 @@ void Master::ScheduleReplication() {
       TrimReplicas(id, b);
     }
     if (CountedReplicas(b) >= b.replication) b.copy_target.clear();
+    // The ordered copy landed, though the block is still short (fewer live
+    // workers than its replication): not a failed copy.
+    if (!b.copy_target.empty() &&
+        std::find(b.replicas.begin(), b.replicas.end(), b.copy_target) != b.replicas.end()) {
+      b.copy_target.clear();
+    }
     if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
         now < b.replication_retry) {
       continue;

@@ -256,12 +256,12 @@ Status TaskTracker::RunMap(Task& task) {
     int64_t backoff_ms = 100;
     while (true) {
       Status s = RunOn(io, client.ReadBlock(blocks[i], from, n, sink));
-      if (s.ok() || !s.IsUnavailable() || task.cancel) return s;
+      const std::string what = dfs::BlockName(spec.file(), static_cast<int>(i), blocks[i].id());
+      if (s.ok() || task.cancel) return s;
+      if (!s.IsUnavailable()) return s.WithContext(what);  // a corrupt block names its file
       out->resize(before);
       const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::steady_clock::now() - start).count();
-      const std::string what = "block " + std::to_string(blocks[i].id()) + " of " + spec.file() +
-                               " (offset " + std::to_string(blocks[i].offset()) + ")";
       if (waited >= config_.jobs.block_wait_ms) {
         report.set_input_unavailable(true);
         return Status::Unavailable(what + " had no readable replica for " + std::to_string(waited) +

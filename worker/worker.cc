@@ -424,6 +424,7 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
     return s;
   };
   Status s = co_await client.ReadBlock(located, 0, -1, sink);
+  s = s.WithContext("reading it");
   if (s.ok() && !pending.empty()) s = (*writer)->Append(pending);
   if (s.ok()) s = (*writer)->Commit();
   if (!s.ok()) {
