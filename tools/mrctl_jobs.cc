@@ -18,9 +18,9 @@
 
 #include "common/auth.h"
 #include "jobs/job.h"
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 #include "proto/job.pb.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_tasks.h"
 #include "tools/progress.h"
