@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/datagen.h"
+#include "common/datagen.h"
 #include "worker/task_runner.h"
 
 namespace {

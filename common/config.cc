@@ -287,13 +287,16 @@ Status ReadDfs(const TableReader& t, DfsOptions* o) {
 
 Status ReadJobs(const TableReader& t, JobOptions* o) {
   MR_RETURN_IF_ERROR(t.CheckKeys({"sort_buffer_bytes", "slowstart", "max_attempts",
-                                  "parallel_fetches", "map_outputs_poll_ms", "output_replication",
+                                  "parallel_fetches", "merge_factor", "max_reduces", "map_outputs_poll_ms",
+                                  "output_replication",
                                   "fetch_failures_to_rerun", "block_wait_ms",
                                   "recovery_wait_ms", "task_timeout_ms"}));
   MR_RETURN_IF_ERROR(t.Int("sort_buffer_bytes", 1 << 20, int64_t{1} << 40, &o->sort_buffer_bytes));
   MR_RETURN_IF_ERROR(t.Fraction("slowstart", &o->slowstart));
   MR_RETURN_IF_ERROR(t.Int("max_attempts", 1, 100, &o->max_attempts));
   MR_RETURN_IF_ERROR(t.Int("parallel_fetches", 1, 100, &o->parallel_fetches));
+  MR_RETURN_IF_ERROR(t.Int("merge_factor", 2, 10000, &o->merge_factor));
+  MR_RETURN_IF_ERROR(t.Int("max_reduces", 1, 1000000, &o->max_reduces));
   MR_RETURN_IF_ERROR(t.Int("map_outputs_poll_ms", 1, 60000, &o->map_outputs_poll_ms));
   MR_RETURN_IF_ERROR(t.Int("output_replication", 0, kIntMax, &o->output_replication));
   MR_RETURN_IF_ERROR(t.Int("fetch_failures_to_rerun", 1, 100, &o->fetch_failures_to_rerun));

@@ -275,6 +275,17 @@ struct JobOptions {
   // Map outputs a reduce task fetches at once (Hadoop's
   // mapred.reduce.parallel.copies). Default: 5.
   int parallel_fetches = 5;
+  // Most reduce tasks one job may ask for: a submission asking for more is
+  // refused with one line. Each reduce is a task, an output file and a
+  // fetch of every map's segment, so a mistyped -r 100000 would hold the
+  // cluster for hours. Default: 10000.
+  int max_reduces = 10000;
+  // Segment files a reduce task merges at once (Hadoop's io.sort.factor):
+  // with more maps than this, it first merges groups of this many into
+  // intermediate files on local disk (worker/segment_merge.h), so it never
+  // holds more than this many files open however many maps the job has.
+  // Default: 100.
+  int merge_factor = 100;
   // How often a reduce task asks the master for map outputs it has not
   // fetched yet, while none came in its last ask. The job's end waits for
   // the reduces' last ask after the last map (on average half of this).

@@ -351,15 +351,20 @@ awaitable<Result<std::vector<std::string>>> WriteBlockPipeline(
 
 // ---------------------------------------------------------------- reading
 
+std::string BlockName(const std::string& path, int index, uint64_t id) {
+  return "'" + path + "' block " + std::to_string(index) + " (id " + std::to_string(id) + ")";
+}
+
 awaitable<Status> DfsClient::Read(const std::string& dfs_path, const ByteSink& sink) {
   auto stat = co_await Stat(dfs_path);
   if (!stat.ok()) co_return stat.status();
   if (stat->inode().kind() != pb::INode::FILE) {
     co_return Status::FailedPrecondition("'" + dfs_path + "' is a directory");
   }
-  for (const auto& block : stat->blocks()) {
+  for (int i = 0; i < stat->blocks_size(); ++i) {
+    const pb::LocatedBlock& block = stat->blocks(i);
     Status s = co_await ReadBlock(block, 0, -1, sink);
-    if (!s.ok()) co_return s.WithContext(dfs_path);
+    if (!s.ok()) co_return s.WithContext(BlockName(dfs_path, i, block.id()));
   }
   co_return Status::OK();
 }
@@ -391,7 +396,7 @@ awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t of
   OrderByLinkRate(location_.datacenter, link_rates_->Estimates(), &order);
   for (const auto& r : block.corrupt_replicas()) order.push_back(&r);
   if (order.empty()) {
-    co_return Status::Unavailable("block " + std::to_string(block.id()) + " has no live replica");
+    co_return Status::Unavailable("no live replica");
   }
   std::vector<bool> dead(order.size()), failed_here(order.size()), reported(order.size());
   bool corrupt_here = false;  // some replica failed verification at `offset`
@@ -434,12 +439,10 @@ awaitable<Status> DfsClient::ReadBlock(const pb::LocatedBlock& block, int64_t of
   }
   if (offset >= end) co_return Status::OK();
   if (corrupt_here) {
-    co_return Status::Corruption("block " + std::to_string(block.id()) +
-                                 ": no reachable replica has a good copy of the chunk at offset " +
+    co_return Status::Corruption("no reachable replica has a good copy of the chunk at offset " +
                                  std::to_string(offset) + " (last error: " + last.ToString() + ")");
   }
-  co_return Status::Unavailable("block " + std::to_string(block.id()) +
-                                ": no replica could be read (last error: " + last.ToString() + ")");
+  co_return Status::Unavailable("no replica could be read (last error: " + last.ToString() + ")");
 }
 
 // Reads from one replica starting at *offset (advanced as verified bytes are

@@ -88,6 +88,10 @@ struct TransferEvent {
 // Sees every transfer (tasks use it to count traffic by datacenter).
 using TrafficObserver = std::function<void(const TransferEvent&)>;
 
+// How errors name a block: "'/in/a.txt' block 1 (id 2)", its index in the
+// file as `dfs stat` numbers it (from 0), and its id as workers' logs do.
+std::string BlockName(const std::string& path, int index, uint64_t id);
+
 class DfsClient {
  public:
   // The default `reader_node`: a named object, because GCC 12 mishandles
@@ -127,7 +131,8 @@ class DfsClient {
   // bytes plus framing on the socket, at any offset (map tasks read a few
   // KiB past their split's end this way, jobs/line_reader.h). Corruption when
   // every reachable replica has a bad copy of some chunk; Unavailable when
-  // none can be reached.
+  // none can be reached. Messages do not name the block: callers add it
+  // (BlockName).
   awaitable<Status> ReadBlock(const pb::LocatedBlock& block, int64_t offset, int64_t length,
                               const ByteSink& sink);
 

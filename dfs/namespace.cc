@@ -51,6 +51,11 @@ Result<std::string> NormalizePath(const std::string& path) {
     if (part == "." || part == "..") {
       return Status::InvalidArgument("DFS path '" + path + "' may not contain '.' or '..'");
     }
+    if (part.size() > kMaxPathComponentBytes) {
+      return Status::InvalidArgument("DFS path component '" + part.substr(0, 40) + "...' is " +
+                                     std::to_string(part.size()) + " bytes; at most " +
+                                     std::to_string(kMaxPathComponentBytes) + " are allowed");
+    }
     if (!part.empty()) out += "/" + part;
     i = j;
   }

@@ -38,7 +38,12 @@ class DB;
 
 namespace mr::dfs {
 
-// "/a//b/" → "/a/b". InvalidArgument for relative paths, '.', '..', NUL.
+// The longest name of one path component, in bytes (HDFS's
+// dfs.namenode.fs-limits.max-component-length, and most local file systems).
+inline constexpr size_t kMaxPathComponentBytes = 255;
+
+// "/a//b/" → "/a/b". InvalidArgument for relative paths, '.', '..', NUL,
+// and a component longer than kMaxPathComponentBytes.
 Result<std::string> NormalizePath(const std::string& path);
 // "/a/b" → "/a"; "/a" → "/".
 std::string ParentPath(const std::string& path);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 #include "proto/job.pb.h"
 
 namespace rocksdb {

@@ -8,7 +8,7 @@
 
 #include "common/http_server.h"
 #include "master/html.h"
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 
 namespace mr::master {
 namespace {

@@ -31,6 +31,7 @@ Result<std::unique_ptr<JobTracker>> JobTracker::Create(const ClusterConfig& conf
   // Jobs that were running when the master stopped are recovered once the
   // workers have registered again (job_recovery.cc).
   for (pb::JobRecord& r : t->history_->List()) {
+    if (!r.spec().submit_token().empty()) t->submit_tokens_[r.spec().submit_token()] = r.id();
     if (r.state() != "running") continue;
     t->history_->LoadTasks(&r);
     t->recovering_.push_back(std::move(r));

@@ -40,6 +40,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -168,6 +169,9 @@ class JobTracker {
   ActiveJob* Find(int64_t id) const;
 
   void ApplyReport(sched::NodeId node, const pb::TaskReport& report);
+  // Heartbeat: whether the worker's reports cover every attempt running on it.
+  bool EveryAttemptListed(sched::NodeId node,
+                          const std::set<std::tuple<int64_t, bool, int32_t, int32_t>>& listed) const;
   void CountLateAttempt(const pb::TaskReport& report);
   void MapSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
   void ReduceSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
@@ -214,12 +218,13 @@ class JobTracker {
   static void KeepRecord(ActiveJob& job, const pb::MapTaskRecord& task);
   static void KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task);
   // Writes the job's progress and one task's record to the history.
-  void Persist(const ActiveJob& job, const pb::MapTaskRecord* map, const pb::ReduceTaskRecord* reduce);
+  void Persist(ActiveJob& job, const pb::MapTaskRecord* map, const pb::ReduceTaskRecord* reduce);
   // Ends a job that was never recovered (killed while waiting, or its
   // state could not be re-created).
   void EndUnrecovered(pb::JobRecord record, const std::string& state, const std::string& error);
   // The record with its counters brought up to date.
   pb::JobRecord Snapshot(const ActiveJob& job) const;
+  pb::JobRecord Header(ActiveJob& job) const;
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index, int32_t attempt) const;
   // The replication a job's reduces ask for their output files: its own
   // output_replication, else [jobs] output_replication, else 0 — the DFS's
@@ -244,6 +249,8 @@ class JobTracker {
   std::set<std::string> draining_;                    // decommissioning or decommissioned
   std::unordered_map<std::string, sched::NodeId> nodes_;
   std::map<int64_t, std::unique_ptr<ActiveJob>> active_;  // by job id
+  // JobSpec.submit_token -> job id, of every job in the history (Submit).
+  std::unordered_map<std::string, int64_t> submit_tokens_;
   std::vector<int64_t> job_ids_;                      // sched::JobId → job id
   std::unordered_map<uint64_t, int> active_blocks_;   // block → running jobs reading it
   // Per worker: task attempts to stop, jobs whose map outputs to delete.

@@ -28,9 +28,11 @@ struct JobTracker::ActiveJob {
     int failures = 0;       // failed attempts (lost workers do not count)
     int fetch_failures = 0; // reports against the current output
     bool output_lost = false;
+    int record = -1;        // where its record is in record.maps(); -1 = none yet
   };
   struct ReduceExtra {
     int failures = 0;
+    int record = -1;        // where its record is in record.reduces(); -1 = none yet
   };
 
   sched::JobId sid = 0;

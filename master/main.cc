@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/version.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "common/tls.h"
 #include "master/master.h"
 

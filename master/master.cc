@@ -362,6 +362,12 @@ void Master::ScheduleReplication() {
       TrimReplicas(id, b);
     }
     if (CountedReplicas(b) >= b.replication) b.copy_target.clear();
+    // The ordered copy landed, though the block is still short (fewer live
+    // workers than its replication): not a failed copy.
+    if (!b.copy_target.empty() &&
+        std::find(b.replicas.begin(), b.replicas.end(), b.copy_target) != b.replicas.end()) {
+      b.copy_target.clear();
+    }
     if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
         now < b.replication_retry) {
       continue;
@@ -532,9 +538,12 @@ std::vector<dfs::PlacementNode> Master::LiveNodes() const {
     const WorkerState& st = *workers_.at(id);
     if (!st.live || !st.disk_problem.empty()) continue;  // a worker that cannot write takes nothing
     if (!st.admin_state.empty()) continue;               // nor does a decommissioning one
+    // Room: what its capacity_bytes leaves, and what its file system has
+    // free (its last heartbeat); placement skips a node without a block's room.
     const int64_t cap = st.info.capacity_bytes();
-    nodes.push_back({id, st.info.datacenter(), st.info.rack(),
-                     cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1});
+    int64_t room = cap > 0 ? std::max<int64_t>(0, cap - st.used_bytes) : -1;
+    if (st.free_bytes >= 0) room = room < 0 ? st.free_bytes : std::min(room, st.free_bytes);
+    nodes.push_back({id, st.info.datacenter(), st.info.rack(), room});
   }
   return nodes;
 }

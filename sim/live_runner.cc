@@ -19,7 +19,7 @@
 #include <xxhash.h>
 
 #include "sim/simulator.h"
-#include "tools/datagen.h"
+#include "common/datagen.h"
 
 namespace mr::sim {
 namespace {

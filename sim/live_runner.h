@@ -3,7 +3,7 @@
 // types and scale of the file's [live] table (docs/workloads.md).
 //
 // A run: optionally switch the master's policy (`mrctl scheduler set`);
-// generate each job's input locally (tools/datagen.h: maps × live.block_mb
+// generate each job's input locally (common/datagen.h: maps × live.block_mb
 // of the job's input type) and put it into the DFS with the scenario's
 // replication (and `--datacenter` of the job's datacenter under
 // job-datacenter placement); then submit every job at its submit time ÷

@@ -17,9 +17,9 @@
 #include "jobs/job.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/speculator.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "tools/completion.h"
-#include "tools/datagen.h"
+#include "common/datagen.h"
 #include "tools/mrctl_common.h"
 #include "tools/progress.h"
 

@@ -63,6 +63,7 @@ struct JobCommandOptions {
   std::string pool;
   int priority = 0;
   int output_replication = 0;  // 0: the cluster's default
+  std::string submit_token;    // job run --submit-token; "" = a fresh one
   bool wait = false;
   bool json = false;
   int64_t id = 0;

@@ -22,7 +22,7 @@
 
 #include "dfs/input_type.h"
 #include "dfs/namespace.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "tools/progress.h"
 
 namespace mr::tools {

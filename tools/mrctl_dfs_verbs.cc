@@ -10,7 +10,7 @@
 #include <map>
 
 #include "dfs/namespace.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "tools/mrctl_dfs.h"
 #include "tools/progress.h"
 

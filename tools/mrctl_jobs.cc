@@ -16,10 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/auth.h"
 #include "jobs/job.h"
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 #include "proto/job.pb.h"
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_tasks.h"
 #include "tools/progress.h"
@@ -339,6 +340,45 @@ awaitable<Result<std::string>> StageFiles(dfs::DfsClient& c, std::vector<std::st
   co_return dir;
 }
 
+// Runs `call` and, while the master cannot be reached (it restarts), runs it
+// again with backoff (0.25 s doubling to 5 s) for up to 2 min, as Follow
+// does, saying so once on stderr. Any other result is returned at once.
+// Only for calls that are safe to repeat: reads, and job.Submit with a
+// submit token.
+awaitable<Status> RetryWhileMasterDown(const char* what, const std::function<awaitable<Status>()>& call) {
+  constexpr auto kReconnectFor = std::chrono::minutes(2);
+  constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  auto backoff = std::chrono::milliseconds(250);
+  const auto since = std::chrono::steady_clock::now();
+  bool said = false;
+  for (;;) {
+    Status s = co_await call();
+    if (!s.IsUnavailable() && !s.IsTimedOut()) co_return s;
+    if (std::chrono::steady_clock::now() - since >= kReconnectFor) {
+      co_return s.WithContext(std::string(what) + ": the master was unreachable for " +
+                              std::to_string(std::chrono::seconds(kReconnectFor).count()) + " s");
+    }
+    if (!said) {
+      said = true;
+      std::fprintf(stderr, "mrctl: cannot reach the master (%s); %s again once it is back (for up "
+                   "to %lld s)\n", s.ToString().c_str(), what,
+                   static_cast<long long>(std::chrono::seconds(kReconnectFor).count()));
+    }
+    timer.expires_after(backoff);
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+// A new submit token (JobSpec.submit_token): 16 random bytes, as hex.
+std::string NewSubmitToken() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : RandomBytes(16)) token += kHex[b >> 4], token += kHex[b & 15];
+  return token;
+}
+
 awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Params params, int* exit_code) {
   pb::JobSpec spec;
   spec.set_job(o.name);
@@ -349,19 +389,24 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
     // the client's, or from any replica when the client's datacenter is
     // unknown (it is then taken to be outside every datacenter), is
     // inter-datacenter traffic the job caused (docs/jobs.md).
-    MR_CO_RETURN_IF_ERROR(co_await InferLocation(c));
-    const std::string here = c.location().datacenter;
     int64_t read = 0, inter_dc = 0;
-    c.set_traffic_observer([&](const dfs::TransferEvent& e) {
-      if (e.from == nullptr) return;
-      read += e.bytes;
-      if (here.empty() || e.from->datacenter() != here) inter_dc += e.bytes;
-    });
-    auto sample = co_await Sample(c, o.inputs);
-    c.set_traffic_observer(nullptr);
+    Result<std::vector<std::string>> sample = Status::Internal("not sampled");
+    // (Named, not a temporary in the co_await: docs/development.md, GCC 12.)
+    const std::function<awaitable<Status>()> sample_once = [&]() -> awaitable<Status> {
+      MR_CO_RETURN_IF_ERROR(co_await InferLocation(c));
+      const std::string here = c.location().datacenter;
+      c.set_traffic_observer([&](const dfs::TransferEvent& e) {
+        if (e.from == nullptr) return;
+        read += e.bytes;
+        if (here.empty() || e.from->datacenter() != here) inter_dc += e.bytes;
+      });
+      sample = co_await Sample(c, o.inputs);
+      c.set_traffic_observer(nullptr);
+      co_return sample.status();
+    };
+    MR_CO_RETURN_IF_ERROR(co_await RetryWhileMasterDown("sampling the input", sample_once));
     spec.set_client_read_bytes(read);
     spec.set_client_inter_dc_bytes(inter_dc);
-    if (!sample.ok()) co_return sample.status();
     auto job = jobs::MakeJob(o.name, params);
     if (!job.ok()) co_return job.status();
     MR_CO_RETURN_IF_ERROR((*job)->Plan(*sample, o.reducers, &params));
@@ -378,8 +423,14 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   if (!staged.ok()) co_return staged.status();
   (*spec.mutable_params())["files_dir"] = params["files_dir"];
   if (staged->empty()) spec.mutable_params()->erase("files_dir");
+  // One token for every try: a retry after a lost reply, or across a master
+  // restart, returns the job the first try started (never a second job).
+  spec.set_submit_token(o.submit_token.empty() ? NewSubmitToken() : o.submit_token);
   pb::SubmitJobReply submitted;
-  if (Status s = co_await c.CallMaster("job.Submit", spec, &submitted); !s.ok()) {
+  const std::function<awaitable<Status>()> submit_once = [&] {
+    return c.CallMaster("job.Submit", spec, &submitted);
+  };
+  if (Status s = co_await RetryWhileMasterDown("submitting", submit_once); !s.ok()) {
     if (!staged->empty()) co_await c.Delete(*staged, /*recursive=*/true);
     co_return s;
   }
@@ -519,6 +570,9 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   run->add_option("--output-replication", o.output_replication,
                   "replicas of each output block (default: [jobs] output_replication, else [dfs] replication)")
       ->check(CLI::NonNegativeNumber);
+  run->add_option("--submit-token", o.submit_token,
+                  "make the submission idempotent: a master that saw this token answers with its "
+                  "job instead of starting another (default: a fresh random one per run)");
   jobs::AddStreamingFlags(*run, o.streaming);
   run->add_flag("-w,--wait", o.wait, "wait for the end; exit 1 unless the job succeeded");
   run->add_flag("--json", o.json, "print the job record as JSON (with --wait) or its id");

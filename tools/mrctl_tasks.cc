@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 
 namespace mr::tools {
 namespace {

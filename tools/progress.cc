@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 
 namespace mr::tools {
 namespace {

@@ -152,7 +152,7 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
   const uint64_t id = req.block_id();
   auto created = store_->NewWriter(id);
   if (!created.ok()) {
-    disk_->WriteFailed();
+    disk_->WriteFailed(created.status().ToString());
     co_return created.status();
   }
   auto writer = std::move(created).value();
@@ -199,14 +199,14 @@ awaitable<Status> Worker::ServeWriteBlock(ServerCall& call) {
     s = writer->Append(data, std::span<const uint64_t>(chunk.checksums().data(),
                                                        chunk.checksums().size()));
     if (!s.ok()) {
-      disk_->WriteFailed();
+      disk_->WriteFailed(s.ToString());
       co_return co_await FailStream(call.conn, s, !chunk.last());
     }
     if (chunk.last()) break;
   }
   Status committed = writer->Commit();
   if (!committed.ok()) {
-    disk_->WriteFailed();
+    disk_->WriteFailed(committed.ToString());
     co_return co_await FailStream(call.conn, committed, /*drain=*/false);
   }
   NoteReceived(id, writer->bytes_written());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -20,8 +21,9 @@ std::string Mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 }  // namespace
 
-DiskHealth::DiskHealth(std::string dir, int64_t min_free_bytes)
-    : dir_(std::move(dir)), min_free_bytes_(min_free_bytes) {}
+DiskHealth::DiskHealth(std::string dir, int64_t min_free_bytes, int64_t block_bytes)
+    : dir_(std::move(dir)), margin_bytes_(std::max(min_free_bytes, block_bytes)),
+      block_bytes_(block_bytes) {}
 
 std::string DiskHealth::Probe() const {
   const std::string path = dir_ + "/.write-probe";
@@ -40,7 +42,13 @@ std::string DiskHealth::Probe() const {
   return why;
 }
 
-void DiskHealth::WriteFailed() {
+void DiskHealth::WriteFailed(std::string_view failure) {
+  for (const int full : {ENOSPC, EDQUOT}) {
+    if (failure.find(std::strerror(full)) == std::string_view::npos) continue;
+    std::lock_guard lock(mu_);
+    full_problem_ = "a write failed: " + std::string(failure.substr(0, 200));
+    return;
+  }
   std::string why = Probe();
   if (why.empty()) return;  // the failure was not the disk's
   std::lock_guard lock(mu_);
@@ -55,11 +63,15 @@ DiskHealth::State DiskHealth::Check() {
   }
   std::lock_guard lock(mu_);
   if (!write_problem_.empty()) write_problem_ = Probe();  // space may have returned
-  if (!write_problem_.empty()) {
+  // A full disk is full until there is room for the margin and a block more.
+  if (!full_problem_.empty() && st.free_bytes >= margin_bytes_ + block_bytes_) full_problem_.clear();
+  if (!full_problem_.empty()) {
+    st.problem = full_problem_ + " (" + Mib(st.free_bytes) + " free)";
+  } else if (!write_problem_.empty()) {
     st.problem = write_problem_;
-  } else if (st.free_bytes >= 0 && st.free_bytes < min_free_bytes_) {
-    st.problem = Mib(st.free_bytes) + " free in " + dir_ + ", under min_free_bytes " +
-                 Mib(min_free_bytes_);
+  } else if (st.free_bytes >= 0 && st.free_bytes < margin_bytes_) {
+    st.problem = Mib(st.free_bytes) + " free in " + dir_ + ", under the margin of " +
+                 Mib(margin_bytes_) + " (min_free_bytes, and at least one block)";
   }
   if (st.problem.empty() != reported_.empty()) {
     if (st.problem.empty()) {

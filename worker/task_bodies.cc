@@ -17,6 +17,7 @@
 
 #include "dfs/client.h"
 #include "dfs/wire_codec.h"
+#include "worker/segment_merge.h"
 #include "worker/task_child.h"
 #include "worker/task_runner.h"
 #include "worker/task_tracker.h"
@@ -255,12 +256,12 @@ Status TaskTracker::RunMap(Task& task) {
     int64_t backoff_ms = 100;
     while (true) {
       Status s = RunOn(io, client.ReadBlock(blocks[i], from, n, sink));
-      if (s.ok() || !s.IsUnavailable() || task.cancel) return s;
+      const std::string what = dfs::BlockName(spec.file(), static_cast<int>(i), blocks[i].id());
+      if (s.ok() || task.cancel) return s;
+      if (!s.IsUnavailable()) return s.WithContext(what);  // a corrupt block names its file
       out->resize(before);
       const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::steady_clock::now() - start).count();
-      const std::string what = "block " + std::to_string(blocks[i].id()) + " of " + spec.file() +
-                               " (offset " + std::to_string(blocks[i].offset()) + ")";
       if (waited >= config_.jobs.block_wait_ms) {
         report.set_input_unavailable(true);
         return Status::Unavailable(what + " had no readable replica for " + std::to_string(waited) +
@@ -471,6 +472,10 @@ Status TaskTracker::RunReduce(Task& task) {
   task.reduce_progress = 2.0f / 3.0f;
   const auto t_reduce = SteadyClock::now();
 
+  // At most jobs.merge_factor files open at once, whatever the map count.
+  MR_ASSIGN_OR_RETURN(files, MergeToFanIn(std::move(files), config_.jobs.merge_factor, task.dir,
+                                          [&] { return task.cancel.load(); }));
+
   // 2. Merge and reduce into a local file (a plug-in's in mr-task).
   const std::string local = task.dir + "/output";
   ReduceTaskSpec r;
@@ -487,13 +492,7 @@ Status TaskTracker::RunReduce(Task& task) {
     SetPhase(&report, "reduce", UsSince(t_reduce));
     return PutReduceOutput(task, client, io, local, *result, /*write_us=*/0);
   }
-  std::vector<std::unique_ptr<SegmentReader>> inputs;
-  for (const std::string& file : files) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0) return Status::IOError("fetched segment '" + file + "' vanished");
-    MR_ASSIGN_OR_RETURN(auto reader, SegmentReader::FromFile(file, 0, st.st_size));
-    inputs.push_back(std::move(reader));
-  }
+  MR_ASSIGN_OR_RETURN(auto inputs, OpenSegmentFiles(files));
   const int fd = ::open(local.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::IOError("cannot create '" + local + "'");
   auto result = RunReduceTask(r, std::move(inputs), [&](std::string_view chunk) -> Status {
@@ -501,7 +500,7 @@ Status TaskTracker::RunReduce(Task& task) {
     const auto t_write = SteadyClock::now();
     const bool written = ::write(fd, chunk.data(), chunk.size()) == static_cast<ssize_t>(chunk.size());
     write_us += UsSince(t_write);
-    if (!written) return Status::IOError("cannot write '" + local + "'");
+    if (!written) return Status::IOError("cannot write '" + local + "': " + std::strerror(errno));
     return Status::OK();
   });
   ::close(fd);

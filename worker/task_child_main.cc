@@ -11,6 +11,7 @@
 
 #include "proto/task_child.pb.h"
 #include "worker/child_pipe.h"
+#include "worker/segment_merge.h"
 #include "worker/task_runner.h"
 
 namespace mr::worker {
@@ -86,26 +87,17 @@ pb::ChildResult RunReduce(const pb::ChildTask& t) {
   spec.env.files_dir = t.files_dir();
   spec.index = t.index();
   spec.reducers = t.reducers();
-  std::vector<std::unique_ptr<SegmentReader>> inputs;
-  for (const std::string& file : t.segments()) {
-    struct stat st {};
-    if (::stat(file.c_str(), &st) != 0) {
-      Fill(Status::IOError("fetched segment '" + file + "' vanished"), &r);
-      return r;
-    }
-    auto reader = SegmentReader::FromFile(file, 0, st.st_size);
-    if (!reader.ok()) {
-      Fill(reader.status(), &r);
-      return r;
-    }
-    inputs.push_back(std::move(reader).value());
+  auto inputs = OpenSegmentFiles({t.segments().begin(), t.segments().end()});
+  if (!inputs.ok()) {
+    Fill(inputs.status(), &r);
+    return r;
   }
   const int fd = ::open(t.output().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     Fill(Status::IOError("cannot create '" + t.output() + "'"), &r);
     return r;
   }
-  auto result = RunReduceTask(spec, std::move(inputs), [&](std::string_view chunk) -> Status {
+  auto result = RunReduceTask(spec, std::move(inputs).value(), [&](std::string_view chunk) -> Status {
     return WriteAll(fd, chunk.data(), chunk.size());
   });
   ::close(fd);

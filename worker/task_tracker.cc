@@ -167,7 +167,7 @@ void TaskTracker::RunTask(Task* task) {
     spdlog::warn("task {} failed: {}", task->dir.substr(root_.size() + 1), s.ToString());
     // Perhaps a local write failed: if the disk cannot take a probe either,
     // the next heartbeat says so and the master places nothing here.
-    disk_.WriteFailed();
+    disk_.WriteFailed(s.ToString());
   }
   {
     std::lock_guard lock(mu_);

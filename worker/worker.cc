@@ -58,7 +58,8 @@ Result<std::unique_ptr<Worker>> Worker::Create(const ClusterConfig& config,
   options.fsync = config.dfs.fsync;
   options.capacity_bytes = self->capacity_bytes;
   MR_ASSIGN_OR_RETURN(w->store_, dfs::BlockStore::Open(self->data_dir + "/blocks", options));
-  w->disk_ = std::make_unique<DiskHealth>(self->data_dir, self->min_free_bytes);
+  w->disk_ = std::make_unique<DiskHealth>(self->data_dir, self->min_free_bytes,
+                                         config.dfs.block_size);
   w->LogDroppedAtOpen();
   Worker* raw = w.get();
   w->tasks_ = std::make_unique<TaskTracker>(config, *self, *w->store_, *w->disk_,
@@ -423,6 +424,7 @@ awaitable<void> Worker::RepairBlock(pb::RepairCommand command) {
     return s;
   };
   Status s = co_await client.ReadBlock(located, 0, -1, sink);
+  s = s.WithContext("reading it");
   if (s.ok() && !pending.empty()) s = (*writer)->Append(pending);
   if (s.ok()) s = (*writer)->Commit();
   if (!s.ok()) {

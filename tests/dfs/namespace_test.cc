@@ -53,6 +53,16 @@ TEST(NormalizePathTest, RejectsRelativeDotAndNul) {
   }
 }
 
+TEST(NormalizePathTest, AComponentIsAtMost255Bytes) {
+  // Issue 28 item 12: as HDFS (and local file systems a `dfs get` writes to).
+  const std::string ok_name(255, 'a'), long_name(256, 'a');
+  EXPECT_TRUE(NormalizePath("/d/" + ok_name).ok());
+  auto got = NormalizePath("/d/" + long_name + "/x");
+  ASSERT_TRUE(got.status().IsInvalidArgument());
+  EXPECT_NE(got.status().message().find("is 256 bytes; at most 255"), std::string::npos)
+      << got.status().ToString();
+}
+
 TEST(PathTest, ParentAndBaseName) {
   // The key layout splits every path into parent + name with these two.
   EXPECT_EQ(ParentPath("/a/b"), "/a");

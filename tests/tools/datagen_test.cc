@@ -1,4 +1,4 @@
-#include "tools/datagen.h"
+#include "common/datagen.h"
 
 #include <gtest/gtest.h>
 

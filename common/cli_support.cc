@@ -1,4 +1,4 @@
-#include "tools/cli_support.h"
+#include "common/cli_support.h"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/datagen_internal.h"
+#include "common/datagen_internal.h"
 
 namespace mr::tools::datagen {
 namespace {

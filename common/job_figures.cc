@@ -1,4 +1,4 @@
-#include "master/job_figures.h"
+#include "common/job_figures.h"
 
 namespace mr::master {
 namespace {

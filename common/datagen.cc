@@ -19,7 +19,7 @@
 // is cut, or extended by more sections, so that "</text>…</page>\n
 // </mediawiki>\n" lands exactly on `bytes` (if not even a page head fits,
 // whitespace pads before </mediawiki>); below 642 bytes the XML is just cut.
-#include "tools/datagen.h"
+#include "common/datagen.h"
 
 #include <algorithm>
 #include <array>
@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/datagen_internal.h"
+#include "common/datagen_internal.h"
 
 namespace mr::tools {
 namespace datagen {
