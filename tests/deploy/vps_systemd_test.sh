@@ -241,11 +241,20 @@ say "w3 added in ${add_s} s (playbook run again with another mr_secret: the clus
 # --- 6. rolling upgrade, no mr_secret, a job running through it ---------------------------------
 listening() { on m1 journalctl -u mr-master -o cat --no-pager | grep -c 'listening on' || true; }
 before_listen="$(listening)"
-"$BUILD/tools/mrctl" gen text "$T/big.txt" --size 48M --seed 6 >/dev/null
-put_on_m1 "$T/big.txt" big.txt
-mrctl_m1 dfs put --replication 2 /var/tmp/big.txt /data/big.txt >/dev/null
-job="$(mrctl_m1 job run wordcount -i /data/big.txt -o /out/wc2 -r 2 --json | jq -r .id)"
-state_before="$(mrctl_m1 job show "$job" --json | jq -r .state)"
+# A job still running when the upgrade begins: a small one can end before
+# `job show` asks, so the input grows until it does not (bounded).
+state_before=none
+for size in 48 192; do
+  "$BUILD/tools/mrctl" gen text "$T/big.txt" --size "${size}M" --seed 6 >/dev/null
+  put_on_m1 "$T/big.txt" big.txt
+  mrctl_m1 dfs put --replication 2 /var/tmp/big.txt "/data/big$size.txt" >/dev/null
+  out="/out/wc2-$size"
+  job="$(mrctl_m1 job run wordcount -i "/data/big$size.txt" -o "$out" -r 2 --json | jq -r .id)"
+  state_before="$(mrctl_m1 job show "$job" --json | jq -r .state)"
+  [[ "$state_before" == running ]] && break
+  say "job $job ($size MiB) was '$state_before' before the upgrade could begin; again with more input"
+done
+[[ "$state_before" == running ]] || fail "job $job was '$state_before' before the upgrade began, not running"
 start=$SECONDS
 playbook_ok upgrade "$T/upgrade.log" --tags upgrade -e "mr_deb=$deb2"
 upgrade_s=$((SECONDS - start))
@@ -264,9 +273,9 @@ for _ in $(seq 1 300); do
 done
 [[ "$state" == succeeded ]] || fail "job $job ended '$state' after the upgrade"
 expected_wc "$T/big.txt" >"$T/wc2.want"
-mrctl_m1 dfs cat /out/wc2 | LC_ALL=C sort >"$T/wc2.got"
+mrctl_m1 dfs cat "$out" | LC_ALL=C sort >"$T/wc2.got"
 cmp -s "$T/wc2.want" "$T/wc2.got" || fail "job $job's output differs from tr | sort | uniq -c"
-say "rolling upgrade (no mr_secret) in ${upgrade_s} s: job $job $state_before when it began, $state after, output exact; on m1 the master restarted once, after its worker"
+say "rolling upgrade (no mr_secret) in ${upgrade_s} s: job $job running when it began, $state after, output exact; on m1 the master restarted once, after its worker"
 
 # --- 7. rotating the secret --------------------------------------------------------------------
 secret2="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
