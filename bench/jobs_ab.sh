@@ -49,13 +49,8 @@ case "$job" in
   *) echo "jobs_ab: unknown job $job" >&2; exit 2 ;;
 esac
 
-cpu() {
-  local s=0 p
-  for p in $(cat "$1/pids/w1.pid" "$1/pids/w2.pid"); do
-    s=$((s + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat")))
-  done
-  echo "$s"
-}
+# shellcheck source=lib/worker_cpu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/worker_cpu.sh"
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 now() { date +%s.%N; }
 
@@ -73,9 +68,9 @@ for i in $(seq "$runs"); do
     M=("$build/tools/mrctl" --config "$cl/cluster.toml")
     out=/bench/ab-$job-$name-$i-$$
     l=$(cut -d' ' -f1 /proc/loadavg)
-    c0=$(cpu "$cl"); t0=$(now)
+    c0=$(worker_cpu "$cl"); t0=$(now)
     "${M[@]}" job run "$job" -i /bench/in -o "$out" "${job_args[@]}" --wait >/dev/null
-    t1=$(now); c1=$(cpu "$cl")
+    t1=$(now); c1=$(worker_cpu "$cl")
     sum=$("${M[@]}" dfs cat "$out" | sha256sum | cut -c1-16)
     [[ -n "$ref" ]] || ref=$sum
     [[ "$sum" == "$ref" ]] || echo "$name" >>"$tmp/differs"
