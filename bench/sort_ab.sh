@@ -17,22 +17,17 @@
 # seconds; compare rows of one invocation.
 set -u
 runs=$1; shift
-cpu() {
-  local s=0 p
-  for p in $(cat "$1/pids/w1.pid" "$1/pids/w2.pid"); do
-    s=$((s + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$p/stat")))
-  done
-  echo "$s"
-}
+# shellcheck source=lib/worker_cpu.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/worker_cpu.sh"
 for i in $(seq "$runs"); do
   for spec in "$@"; do
     IFS=: read -r name build cl <<<"$spec"
     M=("$build/tools/mrctl" --config "$cl/cluster.toml")
     out=/bench/sort-$name-$i-$RANDOM
     l=$(cut -d' ' -f1-3 /proc/loadavg)
-    c0=$(cpu "$cl"); t0=$(date +%s.%N)
+    c0=$(worker_cpu "$cl"); t0=$(date +%s.%N)
     "${M[@]}" job run sort -i /bench/in -o "$out" -r 2 --wait >/dev/null 2>&1 || echo "sort_ab: $name run $i failed"
-    t1=$(date +%s.%N); c1=$(cpu "$cl")
+    t1=$(date +%s.%N); c1=$(worker_cpu "$cl")
     id=$("${M[@]}" job list 2>/dev/null | awk -v o="$out" '$0 ~ o {print $1}')
     red=$("${M[@]}" job show "$id" --tasks --csv |
       awk -F, '$2 == "reduce" {printf "%s:%.0fMB/%ss ", $3, $7 / 1e6, $10 / 1000}')

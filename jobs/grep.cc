@@ -17,12 +17,19 @@
 // instead of RE2: an ASCII literal matches the same bytes in UTF-8 mode, and
 // the non-overlapping leftmost matches are those of a search that resumes
 // after each match. Same output, without RE2's per-search overhead (its
-// cache lock and a DFA step per byte; docs/benchmarks.md, issue 15).
+// cache lock and a DFA step per byte; docs/benchmarks.md, issue 15). Such a
+// literal holds no '\n' or '\r', so no match spans a line's end: the map
+// task may then pass many lines at once (MapKind::kLineBlocks), and the
+// literal is found 16 positions at a time (FindLiteral; issue 29).
 
 #include <re2/re2.h>
 
 #include <cstring>
 #include <memory>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 #include <string_view>
 
@@ -39,6 +46,35 @@ bool IsPlainLiteral(std::string_view pattern) {
     if (c < 0x20 || c > 0x7e || std::strchr("\\.+*?()|[]{}^$", c) != nullptr) return false;
   }
   return !pattern.empty();
+}
+
+// The first occurrence of `needle` (not empty) in [p, end), or nullptr.
+// With SSE2, for needles of 2 bytes or more: 16 candidate positions at a
+// time, those whose first and last bytes match (two compares), each then
+// checked byte by byte (W. Mula, "SIMD-friendly algorithms for substring
+// searching", 2016, "Generic SIMD"); memmem for the last positions.
+const char* FindLiteral(const char* p, const char* end, std::string_view needle) {
+  const size_t n = needle.size();
+#if defined(__SSE2__)
+  if (n >= 2) {
+    const __m128i first = _mm_set1_epi8(needle[0]);
+    const __m128i last = _mm_set1_epi8(needle[n - 1]);
+    for (; static_cast<size_t>(end - p) >= n - 1 + 16; p += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 1));
+      unsigned mask = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+      for (; mask != 0; mask &= mask - 1) {
+        const char* at = p + __builtin_ctz(mask);
+        size_t i = 1;
+        while (i + 1 < n && at[i] == needle[i]) ++i;
+        if (i + 1 >= n) return at;
+      }
+    }
+  }
+#endif
+  if (static_cast<size_t>(end - p) < n) return nullptr;
+  return static_cast<const char*>(::memmem(p, end - p, needle.data(), n));
 }
 
 class Grep : public Job {
@@ -76,16 +112,21 @@ class Grep : public Job {
     }
   }
 
-  // Map for a plain literal pattern: the same matches, found by memmem.
-  void MapLiteral(std::string_view line, Emitter& out) const {
-    const char* p = line.data();
-    const char* const end = p + line.size();
-    const size_t n = literal_.size();
-    while (static_cast<size_t>(end - p) >= n) {
-      const void* m = ::memmem(p, end - p, literal_.data(), n);
-      if (m == nullptr) break;
+  // A plain literal's matches, line by line or many lines at once.
+  MapKind map_kind() const override {
+    return literal_.empty() ? MapKind::kLines : MapKind::kLineBlocks;
+  }
+  void MapLines(std::string_view lines, const LineInfo& info, Emitter& out) override {
+    MapLiteral(lines, out);
+  }
+
+  // Map for a plain literal pattern: the same matches, found by FindLiteral.
+  void MapLiteral(std::string_view text, Emitter& out) const {
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    while (const char* m = FindLiteral(p, end, literal_)) {
       out.Emit(literal_, "1");
-      p = static_cast<const char*>(m) + n;
+      p = m + literal_.size();
     }
   }
 

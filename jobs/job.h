@@ -111,6 +111,23 @@ enum class CombinerKind {
   kSumCounts,
 };
 
+// How a job's Map may be called (Job::map_kind()).
+enum class MapKind {
+  // Map is called line by line.
+  kLines,
+  // MapLines may be called instead, with many whole lines at once: the job's
+  // Map does not care where lines end (e.g. a search for a literal without
+  // '\n' or '\r', which a line terminator can never be part of).
+  kLineBlocks,
+  // kLineBlocks, and Map(line, info, out) emits (word, "1") for each word of
+  // the line as ForEachWord (jobs/word_split.h) splits it, in order, and
+  // nothing else; FinishMap emits nothing (Hadoop's TokenCounterMapper).
+  // With a kSumCounts combiner the map task then counts the words of a block
+  // of lines itself, without a call per line or per word
+  // (worker/task_runner.cc). Same output, only faster.
+  kCountWords,
+};
+
 class Job {
  public:
   virtual ~Job() = default;
@@ -138,6 +155,15 @@ class Job {
   // A job returns kSumCounts only if its Combine is exactly that sum: the
   // output is then the same, only faster.
   virtual CombinerKind combiner_kind() const { return CombinerKind::kGeneric; }
+
+  // How Map may be called (see MapKind). Default: kLines. A job returns
+  // another kind only if its Map is exactly what that kind says.
+  virtual MapKind map_kind() const { return MapKind::kLines; }
+  // For kLineBlocks and kCountWords: emits what Map would emit for each line
+  // of `lines` in turn. `lines` holds one or more whole lines of the split,
+  // each with its terminator (the file's last line may have none); info is
+  // the first line's. Default: nothing. REQUIRES: lookahead_lines() == 0.
+  virtual void MapLines(std::string_view lines, const LineInfo& info, Emitter& out) {}
 
   // Which of `reducers` (≥ 1) reduce tasks receives `key`. Default: a hash
   // of the key (XXH3-64 mod reducers), stable across machines.

@@ -4,6 +4,10 @@
 #include <cstring>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mr::jobs {
 
 LineReader::LineReader(ReadFn read, int64_t file_length, int64_t start, int64_t end, int lookahead,
@@ -51,6 +55,62 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
   *in_split = inside;
   owns_a_line_ = owns_a_line_ || inside;
   next_line_ = next;
+  return true;
+}
+
+namespace {
+
+// How many bytes of [p, p + n) equal `byte`. With SSE2, 16 at a time: each
+// compare's 0xff bytes are subtracted (+1) from byte counters, which are
+// summed (psadbw) before any can pass 255.
+int64_t CountByte(const char* p, size_t n, char byte) {
+  int64_t count = 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i b = _mm_set1_epi8(byte);
+  while (i + 16 <= n) {
+    __m128i counters = _mm_setzero_si128();
+    for (int k = 0; k < 255 && i + 16 <= n; ++k, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, b));
+    }
+    const __m128i sums = _mm_sad_epu8(counters, _mm_setzero_si128());
+    count += _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+  }
+#endif
+  for (; i < n; ++i) count += p[i] == byte;
+  return count;
+}
+
+}  // namespace
+
+Result<bool> LineReader::NextLines(std::string_view* text, int64_t* offset, int64_t* lines) {
+  std::string_view line;
+  bool in_split;
+  MR_ASSIGN_OR_RETURN(bool more, Next(&line, offset, &in_split));
+  if (!more) return false;
+  *lines = 1;
+  // The first line's bytes, terminator included, are buffered (FindLineEnd
+  // looked at them). So are the lines after it up to the last '\n' buffered
+  // before end_: each starts in the split and ends in that buffer. Their
+  // terminators are the '\n's and the lone '\r's (a '\r' before the last
+  // '\n' has its next byte buffered).
+  const int64_t limit = std::min(buf_end(), end_);
+  if (next_line_ < limit) {
+    const char* from = buf_.data() + (next_line_ - buf_start_);
+    const void* last = ::memrchr(from, '\n', static_cast<size_t>(limit - next_line_));
+    if (last != nullptr) {
+      const char* stop = static_cast<const char*>(last) + 1;
+      *lines += CountByte(from, static_cast<size_t>(stop - from), '\n');
+      for (const char* cr = from; (cr = static_cast<const char*>(
+                                       std::memchr(cr, '\r', static_cast<size_t>(stop - cr)))) != nullptr;
+           ++cr) {
+        if (cr[1] != '\n') ++*lines;
+      }
+      next_line_ += stop - from;
+    }
+  }
+  *text = std::string_view(buf_).substr(*offset - buf_start_, next_line_ - *offset);
   return true;
 }
 

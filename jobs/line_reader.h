@@ -83,9 +83,19 @@ class LineReader {
   // that. IOError when `read` fails or returns the wrong number of bytes.
   Result<bool> Next(std::string_view* line, int64_t* offset, bool* in_split);
 
+  // Next for a map that needs words, not lines (jobs::MapKind): the next
+  // *lines >= 1 lines of the split at once, as one view *text (valid until
+  // the next call) from *offset, each line with its terminator (the file's
+  // last line may have none). The same lines as calls of Next would give, in
+  // as few calls as the buffer allows: Next's line, then every buffered line
+  // that starts in the split, up to the last '\n' buffered. False after the
+  // split's last line. REQUIRES: lookahead == 0; not mixed with Next.
+  Result<bool> NextLines(std::string_view* text, int64_t* offset, int64_t* lines);
+
   // Where the line after the one Next last returned starts: that line's
   // offset plus its length and terminator (file_length when it had none).
-  // Map tasks count a line's input bytes as next_offset() - offset.
+  // Map tasks count a line's input bytes as next_offset() - offset (after
+  // NextLines: the lines' bytes).
   int64_t next_offset() const { return next_line_; }
 
  private:

@@ -30,6 +30,10 @@ class WordCount : public Job {
   void Map(std::string_view line, const LineInfo& info, Emitter& out) override {
     ForEachWord(line, [&](std::string_view word) { out.Emit(word, "1"); });
   }
+  // The same for many lines at once: '\n' and '\r' separate words too.
+  void MapLines(std::string_view lines, const LineInfo& info, Emitter& out) override {
+    Map(lines, info, out);
+  }
 
   // Called once per word, words in bytewise order, with all its counts:
   // emits (word, sum). Also the combiner, over one map task's counts (sums of
@@ -41,6 +45,9 @@ class WordCount : public Job {
   bool has_combiner() const override { return combiner_; }
   // Combine is Reduce: exactly SumCounts, so map tasks may count in a hash table.
   CombinerKind combiner_kind() const override { return CombinerKind::kSumCounts; }
+  // Map is exactly "(word, 1) for each word": a map task that counts may
+  // count the words of many lines at once.
+  MapKind map_kind() const override { return MapKind::kCountWords; }
 
  private:
   bool combiner_ = true;

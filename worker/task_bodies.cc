@@ -304,12 +304,15 @@ Status TaskTracker::RunMap(Task& task) {
       const int64_t from = std::max(offset, b.offset());
       const int64_t to = std::min(offset + n, b.offset() + b.bytes());
       if (from >= to) continue;
-      if (store_.Contains(b.id()) && store_.Read(b.id(), from - b.offset(), to - from, &part).ok()) {
-        out->append(part);
+      // A read within one local block (nearly all) lands in *out directly.
+      std::string* into = out->empty() ? out : &part;
+      if (store_.Contains(b.id()) && store_.Read(b.id(), from - b.offset(), to - from, into).ok()) {
         Count(metrics_, "map_input", report.mutable_input(), self_.id, self_.datacenter, self_.id,
-              self_.datacenter, static_cast<int64_t>(part.size()));
+              self_.datacenter, static_cast<int64_t>(into->size()));
+        if (into == &part) out->append(part);
         continue;
       }
+      if (into == out) out->clear();  // a failed read may have left bytes in it
       // (A corrupt local copy is found again, reported and dropped by our
       // own block server when the nearest-first read below asks it.)
       MR_RETURN_IF_ERROR(read_remote(i, from - b.offset(), to - from, sink, out));

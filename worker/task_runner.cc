@@ -5,6 +5,8 @@
 #include <fstream>
 #include <utility>
 
+#include "jobs/word_split.h"
+
 namespace mr::worker {
 namespace {
 
@@ -120,26 +122,65 @@ class CountingReader : public SegmentReader {
   ReduceTaskResult* counts_;
 };
 
-// Steps 1-2 of a map task: Map over the split's lines (and lookahead), then
+// A LineReader over the map task's split.
+jobs::LineReader SplitReader(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read,
+                             int lookahead) {
+  jobs::LineReader reader(read, spec.file_length, spec.split_offset,
+                          spec.split_offset + spec.split_length, lookahead);
+  if (spec.byte_before >= 0) reader.set_byte_before(static_cast<char>(spec.byte_before));
+  return reader;
+}
+
+// Steps 1-2 of a map task: Map over the split's lines (and lookahead), or
+// MapLines over blocks of them when the job allows (jobs::MapKind), then
 // FinishMap, counting the split's lines into *result.
 Status MapSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read, Job& job,
                 jobs::Emitter& out, MapTaskResult* result) {
-  jobs::LineReader reader(read, spec.file_length, spec.split_offset,
-                          spec.split_offset + spec.split_length, job.lookahead_lines());
-  if (spec.byte_before >= 0) reader.set_byte_before(static_cast<char>(spec.byte_before));
-  std::string_view line;
+  const bool blocks = job.map_kind() != jobs::MapKind::kLines && job.lookahead_lines() == 0;
+  jobs::LineReader reader = SplitReader(spec, read, job.lookahead_lines());
+  std::string_view text;
   jobs::LineInfo info;
   info.file = spec.file;
+  info.in_split = true;
+  int64_t lines = 1;
   for (;;) {
-    MR_ASSIGN_OR_RETURN(bool more, reader.Next(&line, &info.offset, &info.in_split));
+    bool more;
+    if (blocks) {
+      MR_ASSIGN_OR_RETURN(more, reader.NextLines(&text, &info.offset, &lines));
+    } else {
+      MR_ASSIGN_OR_RETURN(more, reader.Next(&text, &info.offset, &info.in_split));
+    }
     if (!more) break;
     if (info.in_split) {
-      ++result->records_in;
-      result->input_bytes += reader.next_offset() - info.offset;  // with its terminator
+      result->records_in += lines;
+      result->input_bytes += reader.next_offset() - info.offset;  // with terminators
     }
-    job.Map(line, info, out);
+    blocks ? job.MapLines(text, info, out) : job.Map(text, info, out);
   }
   job.FinishMap(out);
+  return Status::OK();
+}
+
+// MapSplit for a kCountWords job whose output `buffer` counts (sum_counts):
+// the words of a block of lines, counted straight into the buffer, are the
+// pairs Map would emit line by line, in the same order, without a call per
+// line or per word (jobs::MapKind).
+Status CountWordsOfSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn& read,
+                         MapOutputBuffer& buffer, MapTaskResult* result) {
+  jobs::LineReader reader = SplitReader(spec, read, /*lookahead=*/0);
+  std::string_view text;
+  int64_t offset, lines;
+  Status status;
+  for (;;) {
+    MR_ASSIGN_OR_RETURN(bool more, reader.NextLines(&text, &offset, &lines));
+    if (!more) break;
+    result->records_in += lines;
+    result->input_bytes += reader.next_offset() - offset;
+    jobs::ForEachWord(text, [&](std::string_view word) {
+      if (status.ok() && !buffer.TryCount(word, "1", &status)) status = buffer.Add(word, "1");
+    });
+    MR_RETURN_IF_ERROR(status);
+  }
   return Status::OK();
 }
 
@@ -215,8 +256,13 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
       return read(offset, n, chunk);
     };
   }
-  MR_RETURN_IF_ERROR(MapSplit(spec, read_reporting, *job, out, &result));
-  MR_RETURN_IF_ERROR(out.status());
+  if (options.sum_counts && job->map_kind() == jobs::MapKind::kCountWords &&
+      job->lookahead_lines() == 0) {
+    MR_RETURN_IF_ERROR(CountWordsOfSplit(spec, read_reporting, *buffer, &result));
+  } else {
+    MR_RETURN_IF_ERROR(MapSplit(spec, read_reporting, *job, out, &result));
+    MR_RETURN_IF_ERROR(out.status());
+  }
   if (spec.map_done) spec.map_done();
   result.output_path = JoinPath(spec.work_dir, "map-output");
   MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));

@@ -281,6 +281,57 @@ TEST(GrepTest, LiteralPatternsMatchAsTheRegexDoes) {
   EXPECT_EQ(Keys(MapLines(*dot, {"axb a.b"})), (Strings{"axb", "a.b"}));
 }
 
+// A job that lets the map task pass many lines at once (MapKind other than
+// kLines) must emit from MapLines exactly what Map emits line by line:
+// random lines (words, separators, bytes >= 0x80, runs long enough to cross
+// 16- and 64-byte chunks) joined by random terminators.
+TEST(MapKindTest, MapLinesEmitsWhatMapEmitsLineByLine) {
+  const std::string alphabet("the cat\t\v\f\x80\xff" "aT", 14);
+  std::mt19937_64 rng(29);
+  const std::vector<std::pair<std::string, Params>> jobs = {
+      {"wordcount", {}},
+      {"grep", {{"pattern", "the"}}},
+      {"grep", {{"pattern", "e"}}},
+      {"grep", {{"pattern", "tt"}}},
+      {"grep", {{"pattern", "the cat the"}}},
+      {"grep", {{"pattern", "aaaaaaaaaaaaaaaaaaaa"}}}};
+  for (const auto& [name, params] : jobs) {
+    SCOPED_TRACE(name + " " + (params.empty() ? "" : params.begin()->second));
+    for (int round = 0; round < 300; ++round) {
+      std::vector<std::string> lines;
+      std::string text;
+      const int n = rng() % 12;
+      for (int l = 0; l < n; ++l) {
+        std::string line;
+        const size_t len = rng() % (rng() % 4 == 0 ? 200 : 40);
+        while (line.size() < len) line.append(rng() % 5 == 0 ? 1 + rng() % 30 : 1, alphabet[rng() % alphabet.size()]);
+        line.resize(len);
+        lines.push_back(line);
+        static const char* const kEnds[] = {"\n", "\r\n", "\r"};
+        text += line + (l + 1 < n || rng() % 2 ? kEnds[rng() % 3] : "");
+      }
+      auto by_line = Make(name, params);
+      auto by_block = Make(name, params);
+      ASSERT_NE(by_block->map_kind(), MapKind::kLines);
+      CollectEmitter out;
+      by_block->MapLines(text, LineInfo{"f", 0, true}, out);
+      by_block->FinishMap(out);
+      ASSERT_EQ(out.pairs, MapLines(*by_line, lines)) << testing::PrintToString(text);
+    }
+  }
+}
+
+TEST(MapKindTest, OnlyJobsThatIgnoreLineEndsTakeBlocks) {
+  EXPECT_EQ(Make("wordcount")->map_kind(), MapKind::kCountWords);
+  EXPECT_EQ(Make("grep", {{"pattern", "the"}})->map_kind(), MapKind::kLineBlocks);
+  // A regular expression may see the line's ends (^, $, \s): line by line.
+  EXPECT_EQ(Make("grep", {{"pattern", "(?:the)"}})->map_kind(), MapKind::kLines);
+  EXPECT_EQ(Make("grep", {{"pattern", "^the"}})->map_kind(), MapKind::kLines);
+  for (const char* name : {"sort", "invertedindex", "sequencecount"}) {
+    EXPECT_EQ(Make(name)->map_kind(), MapKind::kLines) << name;
+  }
+}
+
 TEST(GrepTest, BadRegexIsInvalidArgumentWithRe2sMessage) {
   Result<std::unique_ptr<Job>> job = MakeJob("grep", {{"pattern", "(a"}});
   ASSERT_FALSE(job.ok());

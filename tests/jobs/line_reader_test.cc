@@ -302,6 +302,95 @@ TEST(LineReaderTest, NextOffsetIsPastTheTerminator) {
   EXPECT_EQ(ends, (std::vector<int64_t>{3, 6, 8, 9}));
 }
 
+// The lines of a split as NextLines gives them, each as the bytes it
+// covers (line and terminator) and its offset; also how many calls it took.
+struct Block {
+  std::string bytes;  // the lines of all calls, concatenated
+  std::vector<int64_t> offsets;
+  int64_t lines = 0;
+  int calls = 0;
+};
+Block ReadBlocks(const std::string& data, int64_t start, int64_t end, int64_t buffer_bytes,
+                 int byte_before) {
+  LineReader reader(ReadFrom(data), data.size(), start, end, 0, buffer_bytes);
+  if (byte_before >= 0) reader.set_byte_before(static_cast<char>(byte_before));
+  Block b;
+  std::string_view text;
+  int64_t offset, lines;
+  for (;;) {
+    Result<bool> more = reader.NextLines(&text, &offset, &lines);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    EXPECT_GE(lines, 1);
+    EXPECT_EQ(reader.next_offset() - offset, static_cast<int64_t>(text.size()));
+    EXPECT_EQ(text, std::string_view(data).substr(offset, text.size()));
+    b.bytes += text;
+    b.offsets.push_back(offset);
+    b.lines += lines;
+    ++b.calls;
+  }
+  return b;
+}
+
+TEST(LineReaderTest, NextLinesGivesNextsLinesInBlocks) {
+  // For every split of every input, with and without the byte before it,
+  // NextLines covers exactly the bytes of the lines Next returns (each with
+  // its terminator), counts them, and starts each block where Next's line
+  // starts. Map tasks count records_in and input bytes by it.
+  for (const std::string& data : Inputs()) {
+    SCOPED_TRACE(testing::PrintToString(data));
+    const int64_t len = data.size();
+    for (int64_t buffer : {int64_t{1}, int64_t{3}, int64_t{7}, LineReader::kDefaultBufferBytes}) {
+      for (int64_t size = 1; size <= std::max<int64_t>(len, 1); size += 2) {
+        for (int64_t start = 0; start < len; start += size) {
+          const int64_t end = start + size;
+          // Next's lines, each with its terminator: [offset, next_offset()).
+          LineReader reader(ReadFrom(data), len, start, end, 0, buffer);
+          std::string bytes;
+          std::vector<int64_t> offsets;
+          std::string_view t;
+          int64_t o;
+          bool in;
+          while (*reader.Next(&t, &o, &in)) {
+            bytes += data.substr(o, reader.next_offset() - o);
+            offsets.push_back(o);
+          }
+          for (int byte_before : {-1, start > 0 ? static_cast<unsigned char>(data[start - 1]) : -1}) {
+            const Block got = ReadBlocks(data, start, end, buffer, byte_before);
+            ASSERT_EQ(got.bytes, bytes) << "split [" << start << ", " << end << ") buffer " << buffer;
+            ASSERT_EQ(got.lines, static_cast<int64_t>(offsets.size()));
+            for (int64_t at : got.offsets) {  // each block starts where a line does
+              ASSERT_NE(std::find(offsets.begin(), offsets.end(), at), offsets.end()) << at;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LineReaderTest, NextLinesTakesEveryBufferedLineAtOnce) {
+  // The buffered lines up to the last '\n' come in one call, "\r\n" and a
+  // lone '\r' ending lines among them.
+  const std::string lf = "ab\ncd\n\nef\ng";
+  Block b = ReadBlocks(lf, 0, lf.size(), LineReader::kDefaultBufferBytes, -1);
+  EXPECT_EQ(b.calls, 2);  // "ab\ncd\n\nef\n", then the last line (no terminator)
+  EXPECT_EQ(b.lines, 5);
+  EXPECT_EQ(b.offsets, (std::vector<int64_t>{0, 10}));
+  const std::string cr = "ab\r\ncd\ref\n";
+  b = ReadBlocks(cr, 0, cr.size(), LineReader::kDefaultBufferBytes, -1);
+  EXPECT_EQ(b.calls, 1);
+  EXPECT_EQ(b.lines, 3);
+  const std::string crs = "a\r\rb\r\n\r\nc\rd";
+  b = ReadBlocks(crs, 0, crs.size(), LineReader::kDefaultBufferBytes, -1);
+  EXPECT_EQ(b.calls, 3);  // up to the last '\n'; then "c" and "d", one call each
+  EXPECT_EQ(b.lines, 6);  // "a" "" "b" "" "c" "d"
+  // The split's end bounds a block: "cd" starts at 3, in the next split.
+  b = ReadBlocks(lf, 0, 3, LineReader::kDefaultBufferBytes, -1);
+  EXPECT_EQ(b.bytes, "ab\n");
+  EXPECT_EQ(b.lines, 1);
+}
+
 TEST(LineReaderTest, SplitPastTheEndIsClipped) {
   // end beyond the file and start at or beyond it are not errors.
   EXPECT_EQ(ReadSplit("a\nb", 0, 100, 2, 1024),

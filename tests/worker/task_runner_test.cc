@@ -373,6 +373,39 @@ TEST_F(TaskRunnerTest, CountingInAHashTableWritesTheSortedPathsMapOutput) {
   }
 }
 
+TEST_F(TaskRunnerTest, MapsOverBlocksOfLinesMatchRunLocalAndCountTheSameLines) {
+  // Grep with a literal pattern is passed blocks of lines (MapKind::
+  // kLineBlocks) and WordCount's words are counted a block at a time
+  // (kCountWords): the same parts as RunLocal's line-by-line Map, and per
+  // split the same lines and input bytes as a job mapped line by line (a
+  // regular expression), CRLF endings and lines longer than a split included.
+  for (const char* literal : {"ing", "the"}) {
+    const jobs::Params params = {{"pattern", literal}};
+    for (int reducers : {1, 3}) {
+      for (int64_t sort_buffer : {int64_t{1} << 20, int64_t{4096}}) {
+        const std::string what = std::string("grep ") + literal + " with " + std::to_string(reducers) +
+                                 " reducers, " + std::to_string(sort_buffer) + "-byte sort buffer";
+        ExpectSameParts(RunTasks("grep", text_, params, reducers, sort_buffer),
+                        RunOracle("grep", text_, params, reducers), what);
+      }
+    }
+  }
+  const std::vector<Split> splits = Splits(fs::file_size(text_), kSplitBytes);
+  for (size_t m = 0; m < splits.size(); ++m) {
+    const std::string work = dir_ + "/lines-" + std::to_string(m);
+    const MapTaskResult by_line =
+        MapOne("grep", {{"pattern", "(?:ing)"}}, 2, text_, splits[m], 1 << 20, work + "-line");
+    const MapTaskResult blocks =
+        MapOne("grep", {{"pattern", "ing"}}, 2, text_, splits[m], 1 << 20, work + "-blocks");
+    const MapTaskResult counted = MapOne("wordcount", {}, 2, text_, splits[m], 1 << 20, work + "-wc");
+    EXPECT_EQ(blocks.records_in, by_line.records_in) << "split " << m;
+    EXPECT_EQ(blocks.input_bytes, by_line.input_bytes) << "split " << m;
+    EXPECT_EQ(counted.records_in, by_line.records_in) << "split " << m;
+    EXPECT_EQ(counted.input_bytes, by_line.input_bytes) << "split " << m;
+    EXPECT_EQ(ReadFile(blocks.output_path), ReadFile(by_line.output_path)) << "split " << m;
+  }
+}
+
 TEST_F(TaskRunnerTest, MapOnlyWritesMapOutputLikeRunLocal) {
   for (const JobCase& c : Cases()) {
     const std::string& file = c.dna ? fasta_ : text_;
