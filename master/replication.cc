@@ -1,0 +1,120 @@
+// Re-replication on the Master (docs/dfs.md): blocks with fewer live replicas
+// than their file asks for are copied from a live holder to nodes the
+// placement policy picks; copies that do not arrive are ordered again; a
+// block with more replicas than it needs loses the extras.
+#include "master/master.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "master/master_internal.h"
+
+namespace mr::master {
+
+// Orders copies of blocks that have fewer live replicas than their file asks
+// for, from a live replica to nodes chosen by the placement policy.
+void Master::ScheduleReplication() {
+  const auto now = Now();
+  // Right after a start, workers are still sending their block reports: a
+  // block may look under-replicated only because its holders have not
+  // registered yet. Wait as long as it takes to declare a worker dead.
+  const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
+                                               config_.cluster.dead_after_missed_heartbeats);
+  if (now - started_ < grace) return;
+  std::vector<dfs::PlacementNode> nodes = LiveNodes();
+  for (auto& [id, b] : blocks_) {
+    // Surplus copies of blocks a running job reads stay until it ends (the
+    // Joint Scheduler prefetches them on purpose).
+    if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
+      TrimReplicas(id, b);
+    }
+    if (CountedReplicas(b) >= b.replication) b.copy_target.clear();
+    // The ordered copy landed, though the block is still short (fewer live
+    // workers than its replication): not a failed copy.
+    if (!b.copy_target.empty() &&
+        std::find(b.replicas.begin(), b.replicas.end(), b.copy_target) != b.replicas.end()) {
+      b.copy_target.clear();
+    }
+    if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
+        now < b.replication_retry) {
+      continue;
+    }
+    if (!b.copy_target.empty()) CopyFailed(id, b, now);
+    dfs::PlacementRequest req;
+    req.replication = b.replication - CountedReplicas(b);
+    req.block_bytes = b.bytes;
+    req.exclude = b.replicas;
+    req.exclude.insert(req.exclude.end(), b.corrupt.begin(), b.corrupt.end());
+    // Restore datacenter spread first: offer only nodes in datacenters that
+    // hold no copy yet, when there are any; then let the policy choose.
+    std::set<std::string> covered;
+    for (const auto& r : b.replicas) {
+      if (!Draining(r)) covered.insert(workers_.at(r)->info.datacenter());
+    }
+    std::vector<dfs::PlacementNode> elsewhere;
+    for (const auto& n : nodes) {
+      if (!covered.count(n.datacenter)) elsewhere.push_back(n);
+    }
+    auto targets = placement_->Choose(req, elsewhere, rng_);
+    if (!targets.ok()) targets = placement_->Choose(req, nodes, rng_);
+    if (!targets.ok()) continue;  // nowhere to copy to; try again next tick
+    pb::TransferCommand cmd;
+    cmd.set_block_id(id);
+    for (const auto& t : *targets) *cmd.add_targets() = Location(t);
+    workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
+    b.copy_target = (*targets)[0];
+    // If the copy fails (a target dies, say), order another after a while.
+    b.replication_retry =
+        now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
+    spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
+                 b.replication, b.replicas.front(), (*targets)[0]);
+  }
+}
+
+// A copy ScheduleReplication ordered did not arrive by the retry time (the
+// target failed to store it, or died, or the source did). Logged at most
+// once per kCopyFailureLogMs, counting the ones in between.
+void Master::CopyFailed(uint64_t id, BlockState& b, Steady::time_point now) {
+  constexpr int64_t kCopyFailureLogMs = 10000;
+  ++copy_failures_unlogged_;
+  if (now - copy_failure_logged_ < std::chrono::milliseconds(kCopyFailureLogMs)) return;
+  spdlog::warn("block {}: the copy ordered to {} did not arrive ({} failed copies since the last "
+               "such report); ordering another",
+               id, b.copy_target, copy_failures_unlogged_);
+  copy_failure_logged_ = now;
+  copy_failures_unlogged_ = 0;
+}
+
+// A block with more replicas than asked (a worker came back after its
+// blocks were copied elsewhere): delete the surplus from the datacenter that
+// holds the most copies, so the survivors stay spread out.
+void Master::TrimReplicas(uint64_t id, BlockState& b) {
+  // Copies on decommissioning workers neither count nor go: they leave
+  // with their worker.
+  auto in_service = [&] {
+    std::vector<std::string> v;
+    for (const auto& n : b.replicas) {
+      if (!Draining(n)) v.push_back(n);
+    }
+    return v;
+  };
+  for (auto kept = in_service(); static_cast<int>(kept.size()) > b.replication; kept = in_service()) {
+    std::map<std::string, int> per_dc;
+    for (const auto& n : kept) ++per_dc[workers_.at(n)->info.datacenter()];
+    auto victim = std::max_element(kept.begin(), kept.end(), [&](const auto& x, const auto& y) {
+      const int dx = per_dc[workers_.at(x)->info.datacenter()];
+      const int dy = per_dc[workers_.at(y)->info.datacenter()];
+      return dx != dy ? dx < dy : x < y;
+    });
+    const std::string node = *victim;
+    RemoveReplica(id, node);
+    workers_.at(node)->pending_deletes.push_back(id);
+    spdlog::info("block {} has {} replicas, {} asked: deleting the one on {}", id,
+                 kept.size(), b.replication, node);
+  }
+}
+
+}  // namespace mr::master
