@@ -8,7 +8,7 @@
 #        [--rate 100mbit] [--datacenters K=2] [--workers N=2 (per dc)]
 #        [--out DIR=live-policies-out] [--cluster CONFIG] [--build DIR=build]
 #        [--max-minutes M=60] [--job-timeout S=900] [--client-dc D=1] [--verify]
-#        [--set KEY=VALUE]... [--upload-rate RATE=1gbit]
+#        [--set KEY=VALUE]... [--upload-rate RATE=1gbit] [--rtt RTT=0ms]
 #
 # Without --cluster (root): `deploy/testbed.sh up` once in OUT/testbed, torn
 # down in an EXIT trap; the kernel's inter-datacenter counters are read
@@ -24,8 +24,9 @@
 # links run at --rate only while the jobs run (from --before-jobs to
 # --after-jobs); the uploads before and the verification after run at
 # --upload-rate, which is no part of the experiment (the same bytes go to
-# the same places, sooner). --verify has mr-workload compare every output
-# with mr-local's (jobs.csv `verified`); --set is passed to mr-workload and
+# the same places, sooner). --rtt adds that round trip between every two
+# datacenters for the whole run (testbed.sh up --rtt: the delay line).
+# --verify has mr-workload compare every output with mr-local's (jobs.csv `verified`); --set is passed to mr-workload and
 # mr-sim. The whole run stops after --max-minutes (the current mr-workload is told the rest as its
 # --timeout). Exit status: 0 all ran and the report was written; 1 a run
 # failed (the report is still written from the rest); 2 bad usage.
@@ -39,7 +40,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 workload="" policies="" reps=3 rate="100mbit" dcs=2 workers=2 out="live-policies-out"
 cluster="" build="${MR_BUILD_DIR:-$ROOT/build}" max_minutes=60 job_timeout=900 client_dc=1
-verify=() sets=() upload_rate=1gbit
+verify=() sets=() upload_rate=1gbit rtt=0ms
 while (($#)); do
   case "$1" in
     --workload) workload="$2"; shift 2 ;;
@@ -57,6 +58,7 @@ while (($#)); do
     --verify) verify=(--verify); shift ;;  # --oracle-cache added below, once OUT is known
     --set) sets+=(--set "$2"); shift 2 ;;
     --upload-rate) upload_rate="$2"; shift 2 ;;
+    --rtt) rtt="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown option '$1' (--help for usage)" ;;
   esac
@@ -90,9 +92,9 @@ if [[ -z "$cluster" ]]; then
   trap teardown EXIT
   started=$SECONDS
   "$ROOT/deploy/testbed.sh" up --dir "$tb" --datacenters "$dcs" --workers "$workers" --rate "$rate" \
-    --client-dc "$client_dc" --build "$build" >"$out/testbed-up.txt"
+    --rtt "$rtt" --client-dc "$client_dc" --build "$build" >"$out/testbed-up.txt"
   "$ROOT/deploy/testbed.sh" status --dir "$tb" >"$out/testbed-status.txt"  # its prefix, rates, pids
-  say "testbed up in $((SECONDS - started)) s: $dcs datacenters x $workers workers at $rate"
+  say "testbed up in $((SECONDS - started)) s: $dcs datacenters x $workers workers at $rate, rtt $rtt"
   client() { "$ROOT/deploy/testbed.sh" exec --dir "$tb" client -- "$@"; }
 else
   [[ -f "$cluster" ]] || die "no cluster file '$cluster'"
@@ -134,10 +136,11 @@ for ((rep = 1; rep <= reps; rep++)); do
     secs=$((SECONDS - t0))
     load_after="$(loadavg)"
     jq -n --arg p "$p" --argjson rep "$rep" --arg lb "$load_before" --arg la "$load_after" \
-      --argjson secs "$secs" --argjson rc "$rc" --arg rate "$rate" --argjson kernel "$kernel" \
+      --argjson secs "$secs" --argjson rc "$rc" --arg rate "$rate" --arg rtt "$rtt" --argjson kernel "$kernel" \
       '{policy:$p, rep:$rep, load_before:($lb|split(" ")|map(tonumber)),
         load_after:($la|split(" ")|map(tonumber)), seconds:$secs, exit:$rc,
-        rate:(if $kernel == 1 then $rate else null end), kernel:($kernel == 1)}' >"$dir/meta.json"
+        rate:(if $kernel == 1 then $rate else null end), rtt:(if $kernel == 1 then $rtt else null end),
+        kernel:($kernel == 1)}' >"$dir/meta.json"
     say "$p rep $rep: exit $rc in $secs s (load $load_before -> $load_after); $(tail -1 "$dir/mr-workload.out" 2>/dev/null)"
     ((rc == 0)) || { failed=1; say "  $(tail -3 "$dir/mr-workload.err")"; }
   done
