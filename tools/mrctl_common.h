@@ -63,6 +63,7 @@ struct JobCommandOptions {
   std::string pool;
   int priority = 0;
   int output_replication = 0;  // 0: the cluster's default
+  std::string output_compression;  // --output-compression: none, gzip, zstd
   bool wait = false;
   bool json = false;
   int64_t id = 0;
