@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "common/datagen.h"
 #include "worker/task_runner.h"
 
@@ -57,36 +58,10 @@ struct Runs {
   std::string last_output;  // map output bytes of the last run
 };
 
-double CpuSeconds() {
-  timespec ts;
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// A ReadFn over `fd` with pread (what a worker's local block read does).
-mr::jobs::LineReader::ReadFn PreadFn(int fd) {
-  return [fd](int64_t offset, int64_t n, std::string* out) {
-    out->resize(static_cast<size_t>(n));
-    for (int64_t done = 0; done < n;) {
-      ssize_t got = ::pread(fd, out->data() + done, static_cast<size_t>(n - done), offset + done);
-      if (got <= 0) return Status::IOError("pread failed");
-      done += got;
-    }
-    return Status::OK();
-  };
-}
+using mr::bench::CpuSeconds;
+using mr::bench::Median;
+using mr::bench::PreadFn;
+using mr::bench::ReadAll;
 
 // "256M", "1G", "4096": bytes, binary multiples; -1 when malformed.
 int64_t ParseSize(const std::string& text) {

@@ -8,6 +8,7 @@ PACKAGES=(
   libboost1.81-dev libprotobuf-dev protobuf-compiler librocksdb-dev libzstd-dev
   libspdlog-dev libgtest-dev libgmock-dev libre2-dev libxxhash-dev libcli11-dev
   libtomlplusplus-dev libbenchmark-dev libssl-dev nlohmann-json3-dev
+  zlib1g-dev libbz2-dev gzip zstd bzip2  # compressed input and output (jobs/codec.h), and their tests
   iperf3 iproute2 procps psmisc jq bc coreutils
   tcpdump  # tests/integration/tls_capture_test.sh: no plaintext between datacenters
   clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan

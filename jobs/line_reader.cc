@@ -14,6 +14,7 @@ LineReader::LineReader(ReadFn read, int64_t file_length, int64_t start, int64_t 
                        int64_t buffer_bytes)
     : read_(std::move(read)),
       file_length_(file_length),
+      length_unknown_(file_length == kUnknownLength),
       start_(start),
       end_(std::min(end, file_length)),
       buffer_bytes_(buffer_bytes),
@@ -50,6 +51,10 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* offset, bool* in_
   int64_t content_end, next;
   MR_RETURN_IF_ERROR(
       FindLineEnd(next_line_, file_length_, /*keep_line=*/true, &content_end, &next));
+  if (next_line_ >= file_length_) {  // a file of unknown length ended before this line
+    done_ = true;
+    return false;
+  }
   *line = std::string_view(buf_).substr(next_line_ - buf_start_, content_end - next_line_);
   *offset = next_line_;
   *in_split = inside;
@@ -146,6 +151,7 @@ Status LineReader::FindLineEnd(int64_t from, int64_t limit, bool keep_line, int6
   }
   int64_t pos = from;  // no terminator in [from, pos)
   for (;;) {
+    limit = std::min(limit, file_length_);  // an unknown length may have been found
     const int64_t have = std::min(buf_end(), limit);
     if (pos < have) {
       const int64_t lf = std::min(NextByte('\n', &lf_, pos), have);
@@ -195,7 +201,9 @@ Status LineReader::Extend(int64_t keep_from) {
   n = std::min(n, file_length_ - next);
   chunk_.clear();
   MR_RETURN_IF_ERROR(read_(next, n, &chunk_));
-  if (static_cast<int64_t>(chunk_.size()) != n) {
+  if (length_unknown_ && static_cast<int64_t>(chunk_.size()) < n) {
+    file_length_ = next + static_cast<int64_t>(chunk_.size());  // the end
+  } else if (static_cast<int64_t>(chunk_.size()) != n) {
     return Status::IOError("short read: " + std::to_string(chunk_.size()) + " of " +
                            std::to_string(n) + " bytes at offset " + std::to_string(next));
   }

@@ -41,10 +41,16 @@
 // offset and length, docs/wire-format.md), so 4 KiB asked is 4 KiB plus
 // framing on the socket, not a 64 KiB checksum chunk.
 //
+// A file of unknown length (a compressed file's decompressed bytes,
+// jobs/decompressed_input.h) is read as one split: file_length and end are
+// kUnknownLength, start is 0, and `read` may return fewer bytes than asked
+// only at the end of the file, which the reader takes as its length.
+//
 // Thread-compatible.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -61,12 +67,15 @@ class LineReader {
   using ReadFn = std::function<Status(int64_t offset, int64_t n, std::string* out)>;
 
   static constexpr int64_t kDefaultBufferBytes = 1 << 20;
+  // file_length (and end) of a file whose length is found at its end.
+  static constexpr int64_t kUnknownLength = std::numeric_limits<int64_t>::max();
   // The first read past the split's end: a few lines of ordinary text (a
   // map reads the rest of its last line from the next block, perhaps across
   // datacenters). Each further one doubles, up to buffer_bytes.
   static constexpr int64_t kPastEndStepBytes = 4 << 10;
 
-  // REQUIRES: 0 <= start <= end, lookahead >= 0, buffer_bytes >= 1.
+  // REQUIRES: 0 <= start <= end, lookahead >= 0, buffer_bytes >= 1; start
+  // == 0 when file_length is kUnknownLength.
   // `end` may exceed file_length (the split is then cut at the file's end).
   LineReader(ReadFn read, int64_t file_length, int64_t start, int64_t end, int lookahead,
              int64_t buffer_bytes = kDefaultBufferBytes);
@@ -80,7 +89,9 @@ class LineReader {
   // The next line: true with *line (valid until the next call), the offset
   // of its first byte, and whether it starts inside the split (false for
   // lookahead lines). False after the last one, and on every call after
-  // that. IOError when `read` fails or returns the wrong number of bytes.
+  // that. IOError when `read` fails or returns the wrong number of bytes
+  // (more than asked, or fewer when the length is known); `read`'s own
+  // error as it is.
   Result<bool> Next(std::string_view* line, int64_t* offset, bool* in_split);
 
   // Next for a map that needs words, not lines (jobs::MapKind): the next
@@ -132,7 +143,8 @@ class LineReader {
   int64_t buf_end() const { return buf_start_ + static_cast<int64_t>(buf_.size()); }
 
   ReadFn read_;
-  const int64_t file_length_;
+  int64_t file_length_;  // kUnknownLength until a short read finds the end
+  const bool length_unknown_;
   const int64_t start_;
   const int64_t end_;  // min(end, file_length)
   const int64_t buffer_bytes_;

@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <utility>
 
+#include "jobs/codec.h"
+#include "jobs/decompressed_input.h"
 #include "jobs/line_reader.h"
 
 namespace mr::jobs {
@@ -56,6 +59,10 @@ Result<std::vector<Split>> ListSplits(const std::vector<std::string>& inputs, in
     std::error_code ec;
     const auto length = static_cast<int64_t>(fs::file_size(file, ec));
     if (ec) return Status::IOError("cannot stat '" + file + "': " + ec.message());
+    if (CodecOfPath(file) != Codec::kNone) {  // one split: read whole, decompressed
+      if (length > 0) splits.push_back({file, length, 0, length});
+      continue;
+    }
     for (int64_t start = 0; start < length; start += split_bytes) {
       splits.push_back({file, length, start, std::min(start + split_bytes, length)});
     }
@@ -79,7 +86,14 @@ Status ForEachLine(const Split& split, int lookahead, Fn&& fn) {
     }
     return Status::OK();
   };
-  LineReader reader(read, split.file_length, split.start, split.end, lookahead);
+  // A compressed file's lines are those of its decompressed bytes
+  // (jobs/decompressed_input.h), of a length found at their end.
+  const Codec codec = CodecOfPath(split.file);
+  std::optional<DecompressedInput> decompressed;
+  if (codec != Codec::kNone) decompressed.emplace(codec, split.file, split.file_length, read);
+  LineReader reader = decompressed ? LineReader(decompressed->AsReadFn(), LineReader::kUnknownLength, 0,
+                                                LineReader::kUnknownLength, lookahead)
+                                   : LineReader(read, split.file_length, split.start, split.end, lookahead);
   std::string_view line;
   LineInfo info;
   info.file = split.file;

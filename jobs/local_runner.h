@@ -7,7 +7,9 @@
 //  1. Inputs: each path is a file, or a directory meaning its regular files
 //     sorted by name (not recursive; names starting with '.' or '_' are
 //     skipped). Each file is cut into splits of split_bytes (an empty file
-//     has none); each split is one map task, in input order.
+//     has none); each split is one map task, in input order. A compressed
+//     file (".gz", ".zst", ".bz2": jobs/codec.h) is one split, whose lines
+//     are those of its decompressed bytes.
 //  2. Plan (when reducers >= 1): the job's Plan() gets the first lines of
 //     the splits (about 2000 in all, spread over the splits) and may add
 //     parameters for every task.

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "jobs/codec.h"
 #include "jobs/job.h"
 #include "jobs/streaming.h"
 #include "master/job_tracker.h"
@@ -161,6 +162,11 @@ Status JobTracker::Submit(const pb::JobSpec& request, pb::SubmitJobReply* reply)
                                      "' contains no files (subdirectories and names "
                                      "starting with '_' or '.' are not read)");
     }
+  }
+
+  MR_RETURN_IF_ERROR(jobs::ParseOutputCompression(request.output_compression()).status());
+  for (const auto& [path, file] : files) {
+    if (jobs::CodecOfPath(path) != jobs::Codec::kNone) reply->add_unsplit_inputs(path);
   }
 
   MR_ASSIGN_OR_RETURN(const int64_t id, history_->NextJobId());
@@ -406,9 +412,24 @@ void JobTracker::KeepRecord(ActiveJob& job, const pb::ReduceTaskRecord& task) {
 }
 
 // One map task per block of `file`, in block order, each with the workers
-// that hold its block now.
+// that hold its block now. A compressed file (jobs/codec.h) cannot be read
+// from the middle: it is one map over the whole file, placed by its first
+// block.
 void JobTracker::AddSplits(const std::string& path, const pb::INode& file, sched::Job& sj,
                            ActiveJob& job) const {
+  if (jobs::CodecOfPath(path) != jobs::Codec::kNone && file.blocks_size() > 0) {
+    sched::MapTask m;
+    m.index = static_cast<int32_t>(sj.maps.size());
+    m.block = file.blocks(0).id();
+    m.bytes = file.length();
+    for (const std::string& w : dfs_.replicas(m.block)) {
+      if (sched::NodeId n = NodeOf(w); n != sched::kNoNode) m.replicas.push_back(n);
+    }
+    sj.maps.push_back(std::move(m));
+    job.maps.push_back({{path, file.length(), 0}});
+    sj.input_bytes += file.length();
+    return;
+  }
   int64_t offset = 0;
   for (const pb::BlockRef& b : file.blocks()) {
     sched::MapTask m;
@@ -500,6 +521,7 @@ pb::TaskSpec JobTracker::MakeSpec(const ActiveJob& job, bool is_map, int32_t ind
   }
   t.set_output_dir("/.mr/jobs/" + std::to_string(job.record.id()) + "/attempts");
   t.set_output_replication(OutputReplicationAsked(job.record.spec()));
+  t.set_output_compression(spec.output_compression());
   return t;
 }
 

@@ -225,7 +225,7 @@ void JobTracker::Recover(pb::JobRecord record) {
   // Done tasks, before the policy hears of the job.
   std::vector<int32_t> done_maps, done_reduces;
   for (int32_t i = 0; i < reducers; ++i) {
-    if (!committed && !parts.count(PartName("part-", i))) continue;
+    if (!committed && !parts.count(PartName("part-", i, j.record.spec()))) continue;
     pb::ReduceTaskRecord t = reduce_records.count(i) ? reduce_records[i] : pb::ReduceTaskRecord();
     t.set_index(i);
     t.set_attempts(std::max(1, t.attempts()));
@@ -255,7 +255,7 @@ void JobTracker::Recover(pb::JobRecord record) {
     const pb::TaskReport* held = nullptr;
     bool done;
     if (reducers == 0) {
-      done = committed || parts.count(PartName("part-m-", i)) > 0;
+      done = committed || parts.count(PartName("part-m-", i, j.record.spec())) > 0;
     } else if (!maps_needed) {
       done = true;
     } else {

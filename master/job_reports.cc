@@ -80,6 +80,14 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
         EndJob(*job, "failed", "map " + std::to_string(r.index()) + ": " + r.error());
         break;
       }
+      // Bad compressed data is in the file itself: every attempt would
+      // read the same bytes.
+      if (r.is_map() && r.input_corrupt()) {
+        spdlog::warn("job {} map {}: {}", r.job_id(), r.index(), r.error());
+        AddRetried(&job->record, r);
+        EndJob(*job, "failed", "map " + std::to_string(r.index()) + ": " + r.error());
+        break;
+      }
       AddRetried(&job->record, r);  // what the attempt moved before it ended
       TaskFailed(*job, r.is_map(), r.index(), node, r.error().empty() ? "killed" : r.error(), true);
       break;
@@ -95,7 +103,7 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::No
   const bool map_only = job.record.spec().reducers() == 0;
   const pb::MapTaskRecord record = MakeMapRecord(job, r, node);
   Persist(job, &record, nullptr);
-  if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index()))) {
+  if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index(), job.record.spec()))) {
     AddRetried(&job.record, r);
     TaskFailed(job, true, r.index(), node, "cannot commit its output", true);
     return;
@@ -117,7 +125,7 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::No
 void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::NodeId node) {
   const pb::ReduceTaskRecord record = MakeReduceRecord(job, r, node);
   Persist(job, nullptr, &record);
-  if (!CommitOutput(job, r.output_file(), PartName("part-", r.index()))) {
+  if (!CommitOutput(job, r.output_file(), PartName("part-", r.index(), job.record.spec()))) {
     AddRetried(&job.record, r);
     TaskFailed(job, false, r.index(), node, "cannot commit its output", true);
     return;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "jobs/codec.h"
 #include "master/job_tracker.h"
 #include "master/master_internal.h"
 
@@ -44,11 +45,13 @@ struct JobTracker::ActiveJob {
 // The job's temporary output directory (renamed to the output on success).
 inline std::string TempDir(int64_t job_id) { return "/.mr/jobs/" + std::to_string(job_id) + "/out"; }
 
-// "part-00003", "part-m-00003".
-inline std::string PartName(const char* prefix, int32_t index) {
+// "part-00003", "part-m-00003"; with the job's output compression
+// "part-00003.gz", "part-m-00003.zst" (jobs/codec.h).
+inline std::string PartName(const char* prefix, int32_t index, const pb::JobSpec& spec) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%05d", index);
-  return prefix + std::string(buf);
+  const auto codec = jobs::ParseOutputCompression(spec.output_compression());
+  return prefix + std::string(buf) + jobs::CodecSuffix(codec.ok() ? *codec : jobs::Codec::kNone);
 }
 
 // One attempt of one of a job's tasks.

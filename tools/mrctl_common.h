@@ -64,6 +64,7 @@ struct JobCommandOptions {
   int priority = 0;
   int output_replication = 0;  // 0: the cluster's default
   std::string submit_token;    // job run --submit-token; "" = a fresh one
+  std::string output_compression;  // --output-compression: none, gzip, zstd
   bool wait = false;
   bool json = false;
   int64_t id = 0;

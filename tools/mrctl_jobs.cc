@@ -17,12 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/auth.h"
+#include "jobs/codec.h"
 #include "jobs/job.h"
 #include "common/job_figures.h"
 #include "proto/job.pb.h"
 #include "common/cli_support.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_tasks.h"
+#include "tools/job_sample.h"
 #include "tools/progress.h"
 
 namespace mr::tools {
@@ -86,6 +88,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
       {"reducers", r.spec().reducers()}, {"output_replication", r.output_replication()},
+      {"output_compression", r.spec().output_compression().empty() ? "none" : r.spec().output_compression()},
       {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
       {"scheduler_params", SchedulerParamsJson(r)}, {"scheduler_seed", r.scheduler_seed()},
       {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
@@ -137,7 +140,10 @@ void PrintJob(const pb::JobRecord& r) {
   const master::JobFigures f = master::Figures(r);
   std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), r.spec().job().c_str(),
               r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
-  std::printf("  output %s, scheduler %s seed %llu, input %s (%s)\n", r.spec().output().c_str(),
+  const std::string compression =
+      r.spec().output_compression().empty() ? "" : " (" + r.spec().output_compression() + ")";
+  std::printf("  output %s%s, scheduler %s seed %llu, input %s (%s)\n", r.spec().output().c_str(),
+              compression.c_str(),
               PolicyText(r).c_str(), static_cast<unsigned long long>(r.scheduler_seed()),
               HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
   std::printf("  maps %d/%d, reduces %d/%d, %s %.1f s, failed attempts %d\n", r.maps_done(),
@@ -159,70 +165,6 @@ void PrintJob(const pb::JobRecord& r) {
       HumanBytes(r.prefetch_inter_dc_bytes()).c_str(),
       HumanBytes(r.spec().client_inter_dc_bytes()).c_str(), HumanBytes(r.retried().other_dc()).c_str(),
       f.fp_raw, f.fp_wire);
-}
-
-// Up to ~4,000 lines from up to 32 blocks spread over the input, for Plan()
-// (jobs::RunLocal samples the same way). A block's first, partial line is
-// skipped unless the block starts its file. A block no replica of which can
-// be read now is left out of the sample, with a warning: the job itself
-// waits for it (jobs.block_wait_ms), and a sample is still a sample.
-awaitable<Result<std::vector<std::string>>> Sample(dfs::DfsClient& c, std::vector<std::string> inputs) {
-  constexpr int kMaxBlocks = 32;
-  constexpr int64_t kBytesPerBlock = 64 << 10;
-  std::vector<pb::LocatedBlock> blocks;
-  for (const std::string& in : inputs) {
-    auto stat = co_await c.Stat(in);
-    if (!stat.ok()) co_return stat.status();
-    if (stat->inode().kind() == pb::INode::FILE) {
-      for (const auto& b : stat->blocks()) blocks.push_back(b);
-      continue;
-    }
-    auto list = co_await c.List(in);
-    if (!list.ok()) co_return list.status();
-    for (const auto& e : list->entries()) {
-      if (e.inode().kind() != pb::INode::FILE || e.name().starts_with("_") || e.name().starts_with(".")) continue;
-      auto file = co_await c.Stat(stat->path() + (stat->path() == "/" ? "" : "/") + e.name());
-      if (!file.ok()) co_return file.status();
-      for (const auto& b : file->blocks()) blocks.push_back(b);
-    }
-  }
-  std::vector<std::string> lines;
-  if (blocks.empty()) co_return lines;
-  const size_t step = (blocks.size() + kMaxBlocks - 1) / kMaxBlocks;
-  const size_t per_block = 4000 / ((blocks.size() + step - 1) / step) + 1;
-  for (size_t i = 0; i < blocks.size(); i += step) {
-    std::string data;
-    dfs::ByteSink sink = [&data](std::span<const char> d) {
-      data.append(d.data(), d.size());
-      return Status::OK();
-    };
-    const int64_t n = std::min(kBytesPerBlock, blocks[i].bytes());
-    Status read = co_await c.ReadBlock(blocks[i], 0, n, sink);
-    if (read.IsUnavailable()) {
-      std::fprintf(stderr, "mrctl: warning: the sample leaves out block %llu: %s\n",
-                   static_cast<unsigned long long>(blocks[i].id()), read.ToString().c_str());
-      continue;
-    }
-    MR_CO_RETURN_IF_ERROR(read);
-    // Lines end as map tasks end them (jobs/line_reader.h): at '\n', "\r\n"
-    // or a lone '\r'. A block after the first starts after its first one.
-    auto past = [&data](size_t end) {
-      return end + (data[end] == '\r' && end + 1 < data.size() && data[end + 1] == '\n' ? 2 : 1);
-    };
-    size_t pos = 0;
-    if (blocks[i].offset() != 0) {
-      const size_t end = data.find_first_of("\r\n");
-      if (end == std::string::npos) continue;
-      pos = past(end);
-    }
-    for (size_t taken = 0; taken < per_block; ++taken) {
-      const size_t end = data.find_first_of("\r\n", pos);
-      if (end == std::string::npos) break;  // a cut-off last line is not a sample
-      lines.push_back(data.substr(pos, end - pos));
-      pos = past(end);
-    }
-  }
-  co_return lines;
 }
 
 // One progress update for a followed job: the fraction of its tasks done,
@@ -379,6 +321,18 @@ std::string NewSubmitToken() {
   return token;
 }
 
+// One line naming the compressed inputs, which are not split (one map
+// each, whatever their size): the first few of them, and how many more.
+void PrintUnsplit(const pb::SubmitJobReply& submitted, FILE* out) {
+  const auto& files = submitted.unsplit_inputs();
+  if (files.empty()) return;
+  constexpr int kNamed = 5;
+  std::string names;
+  for (int i = 0; i < files.size() && i < kNamed; ++i) names += (i > 0 ? ", " : "") + files[i];
+  if (files.size() > kNamed) names += " and " + std::to_string(files.size() - kNamed) + " more";
+  std::fprintf(out, "compressed input, not split (one map per file): %s\n", names.c_str());
+}
+
 awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Params params, int* exit_code) {
   pb::JobSpec spec;
   spec.set_job(o.name);
@@ -400,7 +354,7 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
         read += e.bytes;
         if (here.empty() || e.from->datacenter() != here) inter_dc += e.bytes;
       });
-      sample = co_await Sample(c, o.inputs);
+      sample = co_await SampleInput(c, o.inputs);
       c.set_traffic_observer(nullptr);
       co_return sample.status();
     };
@@ -418,6 +372,7 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
   spec.set_pool(o.pool);
   spec.set_priority(o.priority);
   spec.set_output_replication(o.output_replication);
+  spec.set_output_compression(o.output_compression);
   if (const char* user = std::getenv("USER")) spec.set_user(user);
   auto staged = co_await StageFiles(c, o.streaming.files, &params);
   if (!staged.ok()) co_return staged.status();
@@ -434,6 +389,7 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
     if (!staged->empty()) co_await c.Delete(*staged, /*recursive=*/true);
     co_return s;
   }
+  PrintUnsplit(submitted, o.json ? stderr : stdout);
   if (!o.wait) {
     if (o.json) {
       std::printf("%s\n", json({{"id", submitted.job_id()}}).dump().c_str());
@@ -473,6 +429,9 @@ int Run(Target& target, JobCommandOptions& o) {
     if (auto job = jobs::MakeJob(o.name, *params); !job.ok()) return Fail(job.status(), 2);
   }
   if (o.reducers < 0) return Fail(Status::InvalidArgument("--reducers must be >= 0"), 2);
+  if (auto codec = jobs::ParseOutputCompression(o.output_compression); !codec.ok()) {
+    return Fail(codec.status(), 2);
+  }
   int exit_code = 0;
   const int rc = WithClient(target, [&](dfs::DfsClient& c) { return RunJob(c, o, *params, &exit_code); });
   return rc != 0 ? rc : exit_code;
@@ -573,6 +532,8 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   run->add_option("--submit-token", o.submit_token,
                   "make the submission idempotent: a master that saw this token answers with its "
                   "job instead of starting another (default: a fresh random one per run)");
+  run->add_option("--output-compression", o.output_compression,
+                  "write the part files compressed: none (default), gzip (part-00000.gz) or zstd (.zst)");
   jobs::AddStreamingFlags(*run, o.streaming);
   run->add_flag("-w,--wait", o.wait, "wait for the end; exit 1 unless the job succeeded");
   run->add_flag("--json", o.json, "print the job record as JSON (with --wait) or its id");

@@ -17,6 +17,8 @@
 
 #include "dfs/client.h"
 #include "dfs/wire_codec.h"
+#include "jobs/codec.h"
+#include "jobs/decompressed_input.h"
 #include "worker/segment_merge.h"
 #include "worker/task_child.h"
 #include "worker/task_runner.h"
@@ -186,6 +188,23 @@ std::string AttemptFile(const pb::TaskSpec& spec) {
          "-a" + std::to_string(spec.attempt());
 }
 
+// The local output file to put into the DFS: `local` itself, or, when the
+// job asked for compressed output, `local` compressed into local + ".gz"
+// (or ".zst"). Sets *bytes to that file's size.
+Result<std::string> OutputToPut(const pb::TaskSpec& spec, const std::string& local, int64_t* bytes) {
+  MR_ASSIGN_OR_RETURN(const jobs::Codec codec, jobs::ParseOutputCompression(spec.output_compression()));
+  std::string put = local;
+  if (codec != jobs::Codec::kNone) {
+    put = local + jobs::CodecSuffix(codec);
+    MR_RETURN_IF_ERROR(jobs::CompressFile(codec, local, put));
+    ::unlink(local.c_str());
+  }
+  struct stat st {};
+  if (::stat(put.c_str(), &st) != 0) return Status::IOError("output '" + put + "' vanished");
+  *bytes = st.st_size;
+  return put;
+}
+
 }  // namespace
 
 Result<jobs::JobEnv> TaskTracker::EnvFor(Task& task, asio::io_context& io, dfs::DfsClient& client) {
@@ -330,6 +349,16 @@ Status TaskTracker::RunMap(Task& task) {
   m.file_length = spec.file_length();
   m.split_offset = spec.split_offset();
   m.split_length = spec.split_length();
+  // A compressed file is one split, read whole through its decoder: the map
+  // sees decompressed lines of a length found at their end.
+  const jobs::Codec codec = jobs::CodecOfPath(spec.file());
+  std::optional<jobs::DecompressedInput> decompressed;
+  if (codec != jobs::Codec::kNone) {
+    decompressed.emplace(codec, spec.file(), spec.file_length(), read);
+    read = decompressed->AsReadFn();
+    m.file_length = m.split_length = jobs::LineReader::kUnknownLength;
+    m.split_offset = 0;
+  }
   for (const pb::LocatedBlock& b : blocks) {
     if (b.offset() == spec.split_offset() && b.has_byte_before()) {
       m.byte_before = static_cast<int>(b.byte_before() & 0xff);
@@ -349,7 +378,11 @@ Status TaskTracker::RunMap(Task& task) {
   Result<MapTaskResult> ran = info != nullptr && info->runs_user_code
                                   ? RunMapInChild(m, read, ChildOptionsFor(task, env))
                                   : RunMapTask(m, read);
+  if (!ran.ok() && decompressed && decompressed->corrupt()) report.set_input_corrupt(true);
   MR_ASSIGN_OR_RETURN(MapTaskResult result, std::move(ran));
+  // A compressed map's input bytes are the compressed bytes it read (the
+  // file's length), as DFS bytes are counted everywhere else.
+  if (decompressed) result.input_bytes = decompressed->compressed_read();
   const auto t_end = SteadyClock::now();
   if (t_sort == SteadyClock::time_point{}) t_sort = t_end;  // map-only or mr-task: no sort phase
   SetPhase(&report, "read", read_us);
@@ -368,17 +401,17 @@ Status TaskTracker::RunMap(Task& task) {
     return Status::OK();
   }
   // Map-only: the output goes into the DFS now.
-  struct stat st {};
-  if (::stat(result.output_path.c_str(), &st) != 0) return Status::IOError("map output vanished");
+  int64_t output_bytes = 0;
+  MR_ASSIGN_OR_RETURN(const std::string output, OutputToPut(spec, result.output_path, &output_bytes));
   const std::string dfs_path = AttemptFile(spec);
   dfs::PutOptions put;
   put.replication = spec.output_replication();
   put.writer_node = self_.id;
   put.overwrite = true;
-  MR_RETURN_IF_ERROR(RunOn(io, client.Put(result.output_path, dfs_path, put)));
+  MR_RETURN_IF_ERROR(RunOn(io, client.Put(output, dfs_path, put)));
   SetPhase(&report, "write", UsSince(t_end));
   report.set_output_file(dfs_path);
-  report.set_output_bytes(st.st_size);
+  report.set_output_bytes(output_bytes);
   report.set_output_records(result.records_out);
   return Status::OK();
 }
@@ -528,10 +561,12 @@ Status TaskTracker::PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io
   put.replication = spec.output_replication();
   put.writer_node = self_.id;
   put.overwrite = true;
-  MR_RETURN_IF_ERROR(RunOn(io, client.Put(local, dfs_path, put)));
+  int64_t output_bytes = 0;
+  MR_ASSIGN_OR_RETURN(const std::string output, OutputToPut(spec, local, &output_bytes));
+  MR_RETURN_IF_ERROR(RunOn(io, client.Put(output, dfs_path, put)));
   SetPhase(&report, "write", write_us + UsSince(t_put));
   report.set_output_file(dfs_path);
-  report.set_output_bytes(result.output_bytes);
+  report.set_output_bytes(output_bytes);
   report.set_output_records(result.output_records);
   report.set_records_in(result.input_records);
   return Status::OK();

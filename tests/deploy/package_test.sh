@@ -25,7 +25,7 @@ echo "ok   $(basename "$deb"), $(stat -c %s "$deb") bytes"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "     Depends: $depends"
-for lib in libc6 libstdc++6 libprotobuf libssl3 libzstd1 adduser; do
+for lib in libc6 libstdc++6 libprotobuf libssl3 libzstd1 zlib1g libbz2-1.0 adduser; do
   grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib (dpkg-shlibdeps did not run?)"
 done
 grep -qE -- '-dev( |,|$)' <<<"$depends" && fail "Depends names a -dev package"

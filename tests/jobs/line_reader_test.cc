@@ -560,5 +560,36 @@ TEST(LineReaderTest, ALineOverManySplitsIsReadInLinearBytes) {
   }
 }
 
+TEST(LineReaderTest, AnUnknownLengthIsFoundAtTheEnd) {
+  // A compressed file's decompressed bytes: one split of kUnknownLength,
+  // whose read returns fewer bytes than asked only at the end. The lines
+  // are the file's, whatever the buffer (a '\r' last in a buffer, the end
+  // found by a read of 0 bytes or of a few).
+  for (const std::string& data : Inputs()) {
+    for (int64_t buffer : {int64_t{1}, int64_t{3}, LineReader::kDefaultBufferBytes}) {
+      SCOPED_TRACE(testing::Message() << testing::PrintToString(data) << " buffer " << buffer);
+      int64_t next = 0;
+      LineReader::ReadFn read = [&](int64_t offset, int64_t n, std::string* out) {
+        EXPECT_EQ(offset, next) << "reads are in order";
+        *out = offset < static_cast<int64_t>(data.size()) ? data.substr(offset, n) : "";
+        next += static_cast<int64_t>(out->size());
+        return Status::OK();
+      };
+      LineReader reader(read, LineReader::kUnknownLength, 0, LineReader::kUnknownLength, 0, buffer);
+      std::vector<Line> lines;
+      std::string_view text;
+      Line line;
+      for (;;) {
+        Result<bool> more = reader.Next(&text, &line.offset, &line.in_split);
+        ASSERT_TRUE(more.ok()) << more.status().ToString();
+        if (!*more) break;
+        line.text = std::string(text);
+        lines.push_back(line);
+      }
+      EXPECT_EQ(lines, ExpectedLines(data));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mr::jobs
