@@ -17,7 +17,7 @@
 # --runs times against the baseline `mrctl job show JOB --json` (one master
 # call returning the job's record) in the same invocation, interleaved;
 # prints medians, their ratio, the attempts and bytes fetched, and the load
-# average before the runs.
+# average before the runs. KEEP=1 keeps the cluster's directory (logs).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export MR_BUILD_DIR="${MR_BUILD_DIR:-$ROOT/build}"
@@ -39,7 +39,7 @@ WORK="$(mktemp -d /tmp/mr-task-logs-XXXXXX)"
 CLUSTER="$WORK/cluster"
 cleanup() {
   "$ROOT/deploy/local-cluster.sh" down --dir "$CLUSTER" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  if [[ -n "${KEEP:-}" ]]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 "$ROOT/deploy/local-cluster.sh" up --workers "$workers" --datacenters 1 --block-size 65536 \
