@@ -48,15 +48,26 @@ pb::TaskLogWant WantOf(int64_t job, const pb::AttemptPlace& a) {
 }
 
 // The worker at `node`'s address, or an error naming the attempt it ran.
+// A worker the master holds for dead is still asked (a loaded machine may
+// miss heartbeats); one no longer in the cluster is not.
 Result<HostPort> WorkerAddress(const std::map<std::string, std::pair<std::string, bool>>& workers,
                                const pb::AttemptPlace& a) {
   auto it = workers.find(a.node());
-  if (it == workers.end() || !it->second.second) {
-    return Status::Unavailable("worker " + a.node() + ", which ran " + worker::AttemptText(a) + ", is " +
-                               (it == workers.end() ? "no longer in the cluster" : "gone (not live)") +
-                               ": its logs cannot be read");
+  if (it == workers.end()) {
+    return Status::Unavailable("worker " + a.node() + ", which ran " + worker::AttemptText(a) +
+                               ", is no longer in the cluster: its logs cannot be read");
   }
   return ParseHostPort(it->second.first);
+}
+
+// The one line for a worker that could not be read.
+Status Unreachable(const std::map<std::string, std::pair<std::string, bool>>& workers,
+                   const pb::AttemptPlace& a, const Status& why) {
+  auto it = workers.find(a.node());
+  const bool live = it != workers.end() && it->second.second;
+  return Status::Unavailable("worker " + a.node() + ", which ran " + worker::AttemptText(a) + ", " +
+                             (live ? "cannot be reached" : "is gone (not live)") + " (" + why.message() +
+                             "): its logs cannot be read");
 }
 
 // Every selected attempt's log, worker by worker, each under a header.
@@ -91,10 +102,7 @@ awaitable<Status> PrintLogs(dfs::DfsClient& c, const Target& target, int64_t job
         std::fwrite(slice.data().data(), 1, slice.data().size(), stdout);
       });
     }
-    if (!s.ok() && address.ok()) {
-      s = Status::Unavailable("worker " + node + ", which ran " + worker::AttemptText(list.front()) +
-                              ", cannot be reached (" + s.message() + "): its logs cannot be read");
-    }
+    if (!s.ok() && address.ok()) s = Unreachable(workers, list.front(), s);
     if (!s.ok()) {
       // One line per worker that cannot be read; the last one mrctl prints.
       if (!error.ok()) std::fprintf(stderr, "mrctl: %s\n", error.message().c_str());
@@ -119,10 +127,7 @@ awaitable<Status> FollowLog(dfs::DfsClient& c, const Target& target, int64_t job
       found = slice.found();
     });
     std::fflush(stdout);
-    if (!s.ok()) {
-      co_return Status::Unavailable("worker " + a.node() + ", which runs " + worker::AttemptText(a) +
-                                    ", cannot be reached: " + s.message());
-    }
+    if (!s.ok()) co_return Unreachable(workers, a, s);
     if (!found) co_return Status::NotFound("worker " + a.node() + " has no log of " + worker::AttemptText(a));
     if (done) co_return Status::OK();
     timer.expires_after(std::chrono::milliseconds(250));
