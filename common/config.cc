@@ -306,6 +306,14 @@ Status ReadJobs(const TableReader& t, JobOptions* o) {
   return Status::OK();
 }
 
+Status ReadTaskLogs(const TableReader& t, TaskLogOptions* o) {
+  MR_RETURN_IF_ERROR(t.CheckKeys({"limit_kb", "keep_hours", "keep_jobs"}));
+  MR_RETURN_IF_ERROR(t.Int("limit_kb", 4, int64_t{1} << 30, &o->limit_kb));
+  MR_RETURN_IF_ERROR(t.Int("keep_hours", 0, int64_t{100} * 365 * 24, &o->keep_hours));
+  MR_RETURN_IF_ERROR(t.Int("keep_jobs", 1, 1000000, &o->keep_jobs));
+  return Status::OK();
+}
+
 // A free-form table of scalars ([scheduler.params], [speculation.params]).
 Status ReadParams(const TableReader& t, std::map<std::string, ParamValue>* out) {
   TableReader params(nullptr, "");
@@ -480,7 +488,7 @@ Status Validate(const ClusterConfig& c) {
 
 Status Decode(const toml::table& root, ClusterConfig* c) {
   TableReader top(&root, "");
-  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "speculation", "jobs", "log", "worker"}));
+  MR_RETURN_IF_ERROR(top.CheckKeys({"cluster", "master", "dfs", "scheduler", "speculation", "jobs", "task_logs", "log", "worker"}));
   TableReader t(nullptr, "");
   MR_RETURN_IF_ERROR(top.Sub("cluster", &t));
   MR_RETURN_IF_ERROR(ReadCluster(t, &c->cluster));
@@ -494,6 +502,8 @@ Status Decode(const toml::table& root, ClusterConfig* c) {
   MR_RETURN_IF_ERROR(ReadSpeculation(t, &c->speculation));
   MR_RETURN_IF_ERROR(top.Sub("jobs", &t));
   MR_RETURN_IF_ERROR(ReadJobs(t, &c->jobs));
+  MR_RETURN_IF_ERROR(top.Sub("task_logs", &t));
+  MR_RETURN_IF_ERROR(ReadTaskLogs(t, &c->task_logs));
   MR_RETURN_IF_ERROR(top.Sub("log", &t));
   MR_RETURN_IF_ERROR(ReadLog(t, &c->log));
   MR_RETURN_IF_ERROR(ReadWorkers(root, &c->workers));

@@ -318,6 +318,21 @@ struct JobOptions {
   int64_t task_timeout_ms = 600000;
 };
 
+// [task_logs]: each task attempt's log on the worker that ran it (the
+// user code's stderr, a plug-in's stdout and stderr, and the framework's
+// lines for the attempt; docs/logs-and-counters.md).
+struct TaskLogOptions {
+  // Bytes kept of one attempt's log: the first half and the last half of
+  // it, with one line saying how much was left out between them (Hadoop's
+  // mapreduce.task.userlog.limit.kb keeps the tail only). Default: 1024 KiB.
+  int64_t limit_kb = 1024;
+  // A finished job's logs are removed once it ended this long ago...
+  // Default: 24 hours.
+  int64_t keep_hours = 24;
+  // ...or once this many newer jobs have logs on the worker. Default: 100.
+  int keep_jobs = 100;
+};
+
 // [log]
 struct LogOptions {
   // "trace", "debug", "info", "warn", "error". Default: "info".
@@ -338,6 +353,7 @@ struct ClusterConfig {
   SchedulerOptions scheduler;
   SpeculationOptions speculation;
   JobOptions jobs;
+  TaskLogOptions task_logs;
   LogOptions log;
   std::vector<WorkerOptions> workers;
 

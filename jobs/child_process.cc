@@ -44,6 +44,26 @@ std::string OneLineTail(std::string_view s, size_t n) {
   return out;
 }
 
+std::vector<std::string> EnvironmentWith(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  auto name_of = [](std::string_view kv) { return kv.substr(0, kv.find('=') + 1); };
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    bool replaced = false;
+    for (const std::string& x : extra) replaced = replaced || name_of(x) == name_of(kv);
+    if (!replaced) out.emplace_back(kv);
+  }
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+std::vector<char*> EnvPointers(const std::vector<std::string>& env) {
+  std::vector<char*> envp;
+  for (const std::string& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
+  envp.push_back(nullptr);
+  return envp;
+}
+
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(Options options) {
   // A write to a child that exited must fail with EPIPE, not kill us.
   ::signal(SIGPIPE, SIG_IGN);
@@ -68,7 +88,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(Options options) {
   posix_spawnattr_t attr;
   InitChildSpawnAttr(&attr);
   const char* argv[] = {"sh", "-c", c->o_.command.c_str(), nullptr};
-  const int rc = posix_spawn(&c->pid_, "/bin/sh", &fa, &attr, const_cast<char**>(argv), environ);
+  const std::vector<std::string> env = EnvironmentWith(c->o_.env);
+  std::vector<char*> envp = EnvPointers(env);
+  const int rc = posix_spawn(&c->pid_, "/bin/sh", &fa, &attr, const_cast<char**>(argv), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   ::close(in[0]), ::close(out[1]), ::close(err[1]);
@@ -186,6 +208,7 @@ Status ChildProcess::Pump(size_t keep, bool until_eof) {
     if (fds[1].revents != 0) {
       const ssize_t n = ::read(err_, buf, sizeof(buf));
       if (n > 0) {
+        if (o_.on_stderr) o_.on_stderr(std::string_view(buf, static_cast<size_t>(n)));
         err_tail_.append(buf, static_cast<size_t>(n));
         if (err_tail_.size() > 4 * kTailBytes) err_tail_.erase(0, err_tail_.size() - 2 * kTailBytes);
       } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -35,6 +36,12 @@ class ChildProcess {
     std::string command;  // run by /bin/sh -c
     std::string role;     // "mapper", "reducer", "combiner": for messages
     std::string cwd;      // working directory; "" = the caller's
+    // NAME=VALUE pairs added to (or replacing in) the caller's environment.
+    std::vector<std::string> env;
+    // Called with the child's stderr bytes as they come (the task's log),
+    // on the caller's thread. Default: none (only a tail is kept, for the
+    // error message).
+    std::function<void(std::string_view bytes)> on_stderr;
     // Wall-clock limit from the start; 0 = none. The process group is
     // killed with SIGKILL when it passes.
     int64_t timeout_ms = 0;
@@ -94,6 +101,12 @@ std::string OneLineTail(std::string_view s, size_t n = 2048);
 // signal dispositions and an empty signal mask whatever the worker's
 // threads had. The caller destroys it.
 void InitChildSpawnAttr(posix_spawnattr_t* attr);
+
+// The caller's environment with `extra` NAME=VALUE pairs added; a pair
+// replaces a variable of the same name. For a child's envp.
+std::vector<std::string> EnvironmentWith(const std::vector<std::string>& extra);
+// posix_spawn's envp for `env`: pointers into it, then nullptr.
+std::vector<char*> EnvPointers(const std::vector<std::string>& env);
 
 // One poll() slice of a wait on a child: 100 ms, or less when the time
 // limit is nearer; -1 once `timeout_ms` (> 0; 0 = no limit) has passed

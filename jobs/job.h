@@ -33,6 +33,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,10 +73,18 @@ using Params = std::map<std::string, std::string>;
 // Where a task runs, for jobs that run user code (jobs/streaming.cc): the
 // worker (or mr-local) fills it in; a built-in job ignores it.
 struct JobEnv {
-  // A local directory holding the files shipped with the job (`mrctl job run
-  // --file`), the working directory of user commands. Default: "" (the
-  // process's own working directory).
+  // The working directory of user commands, holding the files shipped with
+  // the job (`mrctl job run --file`): on a worker, the attempt's own
+  // directory with a link to each shipped file, removed when the attempt
+  // ends. Default: "" (the process's own working directory).
   std::string files_dir;
+  // NAME=VALUE pairs added to the environment of user commands: Hadoop's
+  // task variables (mapreduce_task_attempt_id, ...; docs/user-jobs.md).
+  // Default: none.
+  std::vector<std::string> child_env;
+  // The attempt's log (docs/logs-and-counters.md): user commands' stderr
+  // is passed here as it comes. Default: none (dropped).
+  std::function<void(std::string_view bytes)> log;
   // Wall-clock limit of one user process (one mapper, reducer or combiner
   // run), after which its process group is killed and the attempt fails;
   // 0 = none. Default: 0.

@@ -11,15 +11,25 @@ namespace mr::jobs {
 
 Status ApplyStreamingFlags(const std::string& job, const StreamingFlags& flags, Params* params) {
   if (!flags.any()) return Status::OK();
-  const bool commands = !flags.mapper.empty() || !flags.reducer.empty() || !flags.combiner.empty();
+  const bool commands = !flags.mapper.empty() || !flags.reducer.empty() || !flags.combiner.empty() ||
+                        !flags.cmdenv.empty();
   if (job != "streaming" && (commands || job != "plugin")) {
-    return Status::InvalidArgument(std::string(commands ? "--mapper, --reducer and --combiner are"
+    return Status::InvalidArgument(std::string(commands ? "--mapper, --reducer, --combiner and --cmdenv are"
                                                         : "--file is") +
                                    " for the 'streaming' job, not '" + job + "'");
   }
   if (!flags.mapper.empty()) (*params)["mapper"] = flags.mapper;
   if (!flags.reducer.empty()) (*params)["reducer"] = flags.reducer;
   if (!flags.combiner.empty()) (*params)["combiner"] = flags.combiner;
+  if (!flags.cmdenv.empty()) {
+    std::string lines;
+    for (const std::string& kv : flags.cmdenv) {
+      if (kv.find('\n') != std::string::npos) return Status::InvalidArgument("--cmdenv: a value has a newline");
+      lines += (lines.empty() ? "" : "\n") + kv;
+    }
+    MR_RETURN_IF_ERROR(ParseCmdEnv(lines).status());
+    (*params)["cmdenv"] = lines;
+  }
   if (!flags.files.empty()) {
     MR_ASSIGN_OR_RETURN(std::vector<ShippedFile> files, DescribeLocalFiles(flags.files));
     (*params)["files"] = FormatShippedFiles(files);

@@ -18,7 +18,10 @@ namespace mr::jobs {
 struct StreamingFlags {
   std::string mapper, reducer, combiner;
   std::vector<std::string> files;  // local paths
-  bool any() const { return !mapper.empty() || !reducer.empty() || !combiner.empty() || !files.empty(); }
+  std::vector<std::string> cmdenv;  // NAME=VALUE
+  bool any() const {
+    return !mapper.empty() || !reducer.empty() || !combiner.empty() || !files.empty() || !cmdenv.empty();
+  }
 };
 
 inline void AddStreamingFlags(CLI::App& app, StreamingFlags& f) {
@@ -26,6 +29,7 @@ inline void AddStreamingFlags(CLI::App& app, StreamingFlags& f) {
   app.add_option("--reducer", f.reducer, "streaming: the reducer command (default: identity)");
   app.add_option("--combiner", f.combiner, "streaming: the combiner command (default: none)");
   app.add_option("--file", f.files, "streaming: a local file shipped with the job (repeatable)");
+  app.add_option("--cmdenv", f.cmdenv, "streaming: NAME=VALUE set in the commands' environment (repeatable)");
 }
 
 // Puts the flags into `params` (mapper, reducer, combiner, and `files` with

@@ -20,13 +20,15 @@
 #include "jobs/digest.h"
 #include "jobs/job_util.h"
 #include "jobs/plugin.h"
+#include "jobs/plugin_loader.h"
 #include "jobs/streaming.h"
 
 namespace mr::jobs {
 namespace {
 
 bool IsReserved(const std::string& name) {
-  return name == "so" || name == "files" || name == "files_dir" || name == "timeout_ms";
+  return name == "so" || name == "files" || name == "files_dir" || name == "timeout_ms" ||
+         name == "plugin_name";
 }
 
 // The shipped-file entry of the .so, or InvalidArgument.
@@ -40,9 +42,9 @@ Result<ShippedFile> SoEntry(const Params& params) {
   return Status::InvalidArgument("plug-in '" + so + "' is not among the shipped files");
 }
 
-// dlopen()s `path` and returns its JobInfo. The handle is never closed: a
-// job's objects may outlive any one task.
-Result<const JobInfo*> Load(const std::string& path, const std::string& name) {
+}  // namespace
+
+Result<const JobInfo*> LoadPlugin(const std::string& path, const std::string& name) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* e = ::dlerror();
@@ -68,6 +70,8 @@ Result<const JobInfo*> Load(const std::string& path, const std::string& name) {
   return job;
 }
 
+namespace {
+
 class PluginJob : public Job {
  public:
   Status Configure(const Params& params) override {
@@ -78,7 +82,11 @@ class PluginJob : public Job {
       return Status::Corruption("plug-in " + so.name + " has SHA-256 " + digest.substr(0, 16) +
                                 "…, not " + so.sha256.substr(0, 16) + "… as submitted");
     }
-    MR_ASSIGN_OR_RETURN(const JobInfo* info, Load(path, so.name));
+    MR_ASSIGN_OR_RETURN(const JobInfo* info, LoadPlugin(path, so.name));
+    if (const std::string named = GetParam(params, "plugin_name"); !named.empty() && named != info->name) {
+      return Status::InvalidArgument("plug-in " + so.name + " is now named '" + info->name +
+                                     "', not '" + named + "' as submitted");
+    }
     Params own;
     for (const auto& [k, v] : params) {
       if (!IsReserved(k)) own[k] = v;
@@ -126,7 +134,8 @@ const JobInfo kPluginJob = {
     .params = {{"so", "", "required: the plug-in's file name among the shipped files"},
                {"files", "", "shipped files NAME:SHA256:x|-;... (mrctl fills it in)"},
                {"files_dir", "", "DFS directory of the shipped files (mrctl fills it in)"},
-               {"timeout_ms", "0", "kill a task's process after this long (0: [jobs] task_timeout_ms)"}},
+               {"timeout_ms", "0", "kill a task's process after this long (0: [jobs] task_timeout_ms)"},
+               {"plugin_name", "", "the plug-in's own name, as mrctl found it at submission"}},
     .code_hash = kCodeHashPlugin,
     .make = []() -> std::unique_ptr<Job> { return std::make_unique<PluginJob>(); },
     .code_hash_of = &PluginCodeHash,

@@ -62,6 +62,7 @@ class Streaming : public Job {
     combiner_ = GetParam(params, "combiner");
     if (mapper_.empty()) return Status::InvalidArgument("parameter 'mapper' is required");
     MR_RETURN_IF_ERROR(ParseShippedFiles(GetParam(params, "files")).status());
+    MR_ASSIGN_OR_RETURN(cmdenv_, ParseCmdEnv(GetParam(params, "cmdenv")));
     const std::string timeout = GetParam(params, "timeout_ms");
     timeout_ms_ = env().task_timeout_ms;
     if (!timeout.empty() && timeout != "0") {
@@ -131,6 +132,9 @@ class Streaming : public Job {
     o.command = command;
     o.role = role;
     o.cwd = env().files_dir;
+    o.env = env().child_env;
+    o.env.insert(o.env.end(), cmdenv_.begin(), cmdenv_.end());
+    o.on_stderr = env().log;
     o.timeout_ms = timeout_ms_;
     o.cancel = env().cancel;
     o.max_line_bytes = kMaxStreamingLineBytes;
@@ -169,6 +173,7 @@ class Streaming : public Job {
   }
 
   std::string mapper_, reducer_, combiner_;
+  std::vector<std::string> cmdenv_;  // NAME=VALUE, after the task's variables
   int64_t timeout_ms_ = 0;
   Emitter* out_ = nullptr;
   std::unique_ptr<ChildProcess> mapper_proc_, reducer_proc_;
@@ -186,6 +191,9 @@ std::string StreamingCodeHash(const Params& params) {
     code += '\0';
     code += GetParam(params, name);
   }
+  // The commands' variables may change what they compute (added only when
+  // set, so hashes of jobs without them are as before).
+  if (const std::string env = GetParam(params, "cmdenv"); !env.empty()) code += '\0' + env;
   return Sha256Hex(code).substr(0, 16);
 }
 
@@ -194,6 +202,27 @@ bool IsHex64(std::string_view s) {
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> ParseCmdEnv(std::string_view cmdenv) {
+  std::vector<std::string> out;
+  while (!cmdenv.empty()) {
+    const size_t nl = cmdenv.find('\n');
+    const std::string_view kv = cmdenv.substr(0, nl);
+    cmdenv = nl == std::string_view::npos ? std::string_view() : cmdenv.substr(nl + 1);
+    const size_t eq = kv.find('=');
+    const std::string_view name = kv.substr(0, eq);
+    const bool name_ok = eq != std::string_view::npos && !name.empty() &&
+                         name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                "0123456789_") == std::string_view::npos &&
+                         !(name[0] >= '0' && name[0] <= '9');
+    if (!name_ok) {
+      return Status::InvalidArgument("--cmdenv wants NAME=VALUE with NAME of letters, digits and _, not '" +
+                                     std::string(kv) + "'");
+    }
+    out.emplace_back(kv);
+  }
+  return out;
+}
 
 Result<std::vector<ShippedFile>> ParseShippedFiles(std::string_view files) {
   std::vector<ShippedFile> out;
@@ -265,7 +294,8 @@ const JobInfo kStreamingJob = {
                {"combiner", "", "shell command run over sorted map output (empty: none)"},
                {"files", "", "shipped files NAME:SHA256:x|-;... (mrctl --file fills it in)"},
                {"files_dir", "", "DFS directory of the shipped files (mrctl fills it in)"},
-               {"timeout_ms", "0", "kill a command after this long (0: [jobs] task_timeout_ms)"}},
+               {"timeout_ms", "0", "kill a command after this long (0: [jobs] task_timeout_ms)"},
+               {"cmdenv", "", "NAME=VALUE lines set in the commands' environment (mrctl --cmdenv)"}},
     .code_hash = kCodeHashStreaming,
     .make = []() -> std::unique_ptr<Job> { return std::make_unique<Streaming>(); },
     .code_hash_of = &StreamingCodeHash,

@@ -28,6 +28,12 @@ struct ShippedFile {
 Result<std::vector<ShippedFile>> ParseShippedFiles(std::string_view files);
 std::string FormatShippedFiles(const std::vector<ShippedFile>& files);
 
+// The `cmdenv` parameter: NAME=VALUE lines ('\n'-separated; `mrctl job
+// run --cmdenv NAME=VALUE`, Hadoop Streaming's -cmdenv), set in the
+// commands' environment after the task's variables. InvalidArgument for a
+// line without '=' or a NAME that is not [A-Za-z_][A-Za-z0-9_]*.
+Result<std::vector<std::string>> ParseCmdEnv(std::string_view cmdenv);
+
 // Describes local files to ship (`--file PATH...`): base name, digest,
 // executable bit. InvalidArgument for a path that is not a readable regular
 // file, or two with the same base name.

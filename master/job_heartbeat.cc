@@ -63,6 +63,10 @@ class JobTracker::HeartbeatLauncher : public sched::Launcher, public sched::Back
   void Launched(ActiveJob& job, bool is_map, int32_t index, int32_t attempt) {
     if (job.record.start_ms() == 0) job.record.set_start_ms(t_.clock_->WallMs());
     *reply_->add_launches() = t_.MakeSpec(job, is_map, index, attempt);
+    // Where its log will be (mrctl job logs; docs/logs-and-counters.md).
+    pb::AttemptPlace* place = job.record.add_attempt_places();
+    place->set_is_map(is_map), place->set_index(index), place->set_attempt(attempt);
+    place->set_node(t_.node_names_[static_cast<size_t>(node_)]);
   }
 
   JobTracker& t_;

@@ -9,6 +9,8 @@
 #include "common/http_server.h"
 #include "master/html.h"
 #include "common/job_figures.h"
+#include "master/job_name.h"
+#include "master/log_pages.h"
 
 namespace mr::master {
 namespace {
@@ -57,7 +59,7 @@ std::string JobRow(const pb::JobRecord& j) {
   const JobFigures f = Figures(j);
   const std::string id = std::to_string(j.id());
   std::string row = "<tr><td><a href=\"/job/" + id + "\">" + id + "</a></td><td>" +
-                    HtmlEscape(j.spec().job()) + "</td><td>" + HtmlEscape(j.state()) + "</td><td>" +
+                    HtmlEscape(ShownJobName(j.spec())) + "</td><td>" + HtmlEscape(j.state()) + "</td><td>" +
                     HtmlEscape(j.scheduler()) + "</td><td class=\"n\">" +
                     std::to_string(j.maps_done()) + "/" + std::to_string(j.maps_total()) +
                     "</td><td class=\"n\">" + std::to_string(j.reduces_done()) + "/" +
@@ -125,7 +127,7 @@ std::string JobsPage(const pb::JobListReply& jobs, std::string_view cluster_name
 
 std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
   const JobFigures f = Figures(j);
-  std::string out = PageHead("Job " + std::to_string(j.id()) + ": " + j.spec().job(), cluster_name);
+  std::string out = PageHead("Job " + std::to_string(j.id()) + ": " + ShownJobName(j.spec()), cluster_name);
   std::string params, inputs, policy_params;
   for (const auto& [k, v] : std::map<std::string, std::string>(j.spec().params().begin(), j.spec().params().end())) {
     params += HtmlEscape(k) + "=" + HtmlEscape(v) + " ";
@@ -157,7 +159,7 @@ std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
          "<th>locality</th><th>in</th><th>out</th><th>start s</th><th>end s</th><th>run</th>"
          "<th>attempts</th><th>phases (ms)</th></tr>\n" +
          TaskRows(j) + "</table>\n";
-  return out + PageTail();
+  return out + AttemptLogLinks(j) + PageTail();
 }
 
 std::string TimelineSvg(const pb::JobRecord& j) {

@@ -10,6 +10,7 @@
 #include "jobs/codec.h"
 #include "jobs/job.h"
 #include "jobs/streaming.h"
+#include "master/job_name.h"
 #include "master/job_tracker.h"
 #include "master/job_tracker_internal.h"
 
@@ -297,7 +298,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   dfs_.remove("/.mr/jobs/" + std::to_string(id), true);
   const JobFigures f = Figures(record);
   if (end_state == "succeeded" && record.input_bytes() > 0) {
-    if (Status s = history_->AddFp(record.spec().job(), record.code_hash(), record.input_type(),
+    if (Status s = history_->AddFp(ShownJobName(record.spec()), record.code_hash(), record.input_type(),
                                    f.fp_raw, f.fp_wire);
         !s.ok()) {
       spdlog::error("job {}: cannot update the FP table: {}", id, s.ToString());
@@ -549,6 +550,7 @@ Status JobTracker::List(pb::JobListReply* reply) const {
     }
     out->clear_maps();
     out->clear_reduces();
+    out->clear_attempt_places();
   }
   return Status::OK();
 }

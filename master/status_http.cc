@@ -11,6 +11,7 @@
 #include "common/metrics.h"
 #include "master/html.h"
 #include "master/job_pages.h"
+#include "master/log_pages.h"
 #include "master/master_internal.h"
 
 namespace mr::master {
@@ -65,6 +66,15 @@ HttpResponse Master::ServeHttp(const HttpRequest& req) {
     pb::JobListReply jobs;
     if (Status s = jobs_->List(&jobs); !s.ok()) return {500, "text/plain", s.ToString() + "\n"};
     return Html(JobsPage(jobs, config_.cluster.name));
+  }
+  if (int64_t log_job = -1; IsLogPath(req.path, &log_job)) {
+    pb::JobRecord job;
+    if (Status s = jobs_->Show(log_job, &job); !s.ok()) return NotFound("job " + std::to_string(log_job));
+    LiveAddresses live;
+    for (const auto& [id, w] : workers_) {
+      if (w->live) live[id] = w->info.address();
+    }
+    return TaskLogPage(job, req, live, RpcOptions::FromConfig(config_, "master"), io_.get_executor());
   }
   bool svg = false;
   const int64_t id = JobIdOf(req.path, &svg);

@@ -20,11 +20,14 @@
 #include "jobs/codec.h"
 #include "jobs/job.h"
 #include "common/job_figures.h"
+#include "master/job_name.h"
 #include "proto/job.pb.h"
 #include "common/cli_support.h"
 #include "tools/mrctl_common.h"
+#include "tools/mrctl_logs.h"
 #include "tools/mrctl_tasks.h"
 #include "tools/job_sample.h"
+#include "tools/plugin_describe.h"
 #include "tools/progress.h"
 
 namespace mr::tools {
@@ -85,7 +88,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
   json per_worker = json::object();
   for (const auto& [w, n] : r.tasks_per_worker()) per_worker[w] = n;
   json j = {
-      {"id", r.id()}, {"job", r.spec().job()}, {"state", r.state()}, {"error", r.error()},
+      {"id", r.id()}, {"job", master::ShownJobName(r.spec())}, {"state", r.state()}, {"error", r.error()},
       {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
       {"reducers", r.spec().reducers()}, {"output_replication", r.output_replication()},
       {"output_compression", r.spec().output_compression().empty() ? "none" : r.spec().output_compression()},
@@ -138,7 +141,7 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
 
 void PrintJob(const pb::JobRecord& r) {
   const master::JobFigures f = master::Figures(r);
-  std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), r.spec().job().c_str(),
+  std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), master::ShownJobName(r.spec()).c_str(),
               r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
   const std::string compression =
       r.spec().output_compression().empty() ? "" : " (" + r.spec().output_compression() + ")";
@@ -403,7 +406,8 @@ awaitable<Status> RunJob(dfs::DfsClient& c, const JobCommandOptions& o, jobs::Pa
 
 int Run(Target& target, JobCommandOptions& o) {
   // `job run ./myjob.so`: the job "plugin", its .so shipped with the job.
-  if (o.name.ends_with(".so")) {
+  const std::string so_path = o.name.ends_with(".so") ? o.name : "";
+  if (!so_path.empty()) {
     o.streaming.files.insert(o.streaming.files.begin(), o.name);
     o.params.push_back("so=" + o.name.substr(o.name.rfind('/') + 1));
     o.name = "plugin";
@@ -425,6 +429,11 @@ int Run(Target& target, JobCommandOptions& o) {
   if (Status s = jobs::ApplyStreamingFlags(o.name, o.streaming, &given); !s.ok()) return Fail(s, 2);
   auto params = jobs::ResolveParams(*info, given);
   if (!params.ok()) return Fail(params.status(), 2);
+  if (!so_path.empty()) {  // its name and parameters, from a child that loads it
+    auto plugin = DescribePlugin(so_path);
+    if (!plugin.ok()) return Fail(plugin.status(), 2);
+    if (Status s = CheckPluginParams(*plugin, &*params); !s.ok()) return Fail(s, 2);
+  }
   if (!info->runs_user_code) {
     if (auto job = jobs::MakeJob(o.name, *params); !job.ok()) return Fail(job.status(), 2);
   }
@@ -457,7 +466,7 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json, bool csv) {
     }
     const master::JobFigures f = master::Figures(r);
     std::printf("%5lld  %-14s %-10s %3d/%-3d %4d/%-4d %9.1f %8.3f %8s  %-20s %s\n", static_cast<long long>(r.id()),
-                r.spec().job().c_str(), r.state().c_str(), r.maps_done(), r.maps_total(), r.reduces_done(),
+                master::ShownJobName(r.spec()).c_str(), r.state().c_str(), r.maps_done(), r.maps_total(), r.reduces_done(),
                 r.reduces_total(), static_cast<double>(ElapsedMs(r, f)) / 1000.0, f.off_cen_rate,
                 HumanBytes(f.inter_dc_bytes).c_str(), r.spec().output().c_str(), PolicyText(r).c_str());
   }
@@ -565,6 +574,7 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
       return rc != 0 ? rc : exit_code;
     };
   });
+  AddJobLogsCommand(*job, target, action);
   auto* kill = job->add_subcommand("kill", "stop a running job (its output is discarded)");
   kill->add_option("ID", o.id, "the job id (mrctl job list)")->required();
   kill->callback([action, &target, &o] {

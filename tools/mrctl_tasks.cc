@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/job_figures.h"
+#include "master/job_name.h"
 
 namespace mr::tools {
 namespace {
@@ -108,7 +109,7 @@ void PrintJobsCsv(const pb::JobListReply& jobs, std::FILE* out) {
   for (const pb::JobRecord& r : jobs.jobs()) {
     const master::JobFigures f = master::Figures(r);
     std::fprintf(out, "%lld,%s,%s,%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%lld,%.4f,%.4f,%s\n",
-                 static_cast<long long>(r.id()), Csv(r.spec().job()).c_str(), Csv(r.state()).c_str(),
+                 static_cast<long long>(r.id()), Csv(master::ShownJobName(r.spec())).c_str(), Csv(r.state()).c_str(),
                  Csv(r.scheduler()).c_str(), r.maps_total(), r.reduces_total(),
                  static_cast<long long>(r.input_bytes()), static_cast<long long>(r.submit_ms()),
                  static_cast<long long>(r.start_ms()), static_cast<long long>(r.end_ms()),

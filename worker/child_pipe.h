@@ -15,6 +15,12 @@
 
 namespace mr::worker {
 
+// mr-task's descriptors for the protocol: it reads ChildTask and ChildData
+// on kChildInFd and writes ChildMessage on kChildOutFd; its stdout and
+// stderr are the attempt's log.
+inline constexpr int kChildInFd = 3;
+inline constexpr int kChildOutFd = 4;
+
 // Longest message: a map's read reply carries about a MiB.
 inline constexpr uint32_t kMaxChildMessageBytes = 256u << 20;
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -21,6 +22,7 @@
 #include "jobs/decompressed_input.h"
 #include "worker/segment_merge.h"
 #include "worker/task_child.h"
+#include "worker/task_env.h"
 #include "worker/task_runner.h"
 #include "worker/task_tracker.h"
 
@@ -223,7 +225,14 @@ Result<jobs::JobEnv> TaskTracker::EnvFor(Task& task, asio::io_context& io, dfs::
     ::close(fd);
     return s;
   };
-  MR_ASSIGN_OR_RETURN(env.files_dir, job_files_.Ensure(task.spec.job_id(), job_dir, ParamsOf(task.spec), get));
+  MR_ASSIGN_OR_RETURN(const std::string shipped,
+                      job_files_.Ensure(task.spec.job_id(), job_dir, ParamsOf(task.spec), get));
+  // The user code's own directory, with the shipped files linked in
+  // (task_env.h); RunTask removes it when the attempt ends.
+  env.files_dir = task.dir + "/work";
+  MR_RETURN_IF_ERROR(MakeWorkDir(env.files_dir, shipped));
+  env.child_env = HadoopTaskVariables(config_.cluster.name, task.spec);
+  env.log = [log = task.log](std::string_view bytes) { log->Append(bytes); };
   return env;
 }
 
@@ -287,6 +296,7 @@ Status TaskTracker::RunMap(Task& task) {
                                    " ms (jobs.block_wait_ms); last error: " + s.message());
       }
       if (backoff_ms == 100) {  // the first failure
+        task.log->Line(what + " cannot be read (" + s.message() + "); waiting for a replica");
         spdlog::warn("task {}: {} cannot be read ({}); waiting up to {} ms for a replica",
                      task.dir.substr(root_.size() + 1), what, s.message(),
                      config_.jobs.block_wait_ms);
@@ -304,6 +314,7 @@ Status TaskTracker::RunMap(Task& task) {
 
   // Bytes [offset, offset + n) of the input file: from our own block store
   // when we hold the block, else over the network from the nearest replica.
+  std::set<uint64_t> logged_blocks;  // blocks whose source the log names already
   jobs::LineReader::ReadFn read = [&](int64_t offset, int64_t n, std::string* out) -> Status {
     out->clear();
     if (task.cancel) return Status::Aborted("killed");
@@ -323,9 +334,11 @@ Status TaskTracker::RunMap(Task& task) {
       const int64_t from = std::max(offset, b.offset());
       const int64_t to = std::min(offset + n, b.offset() + b.bytes());
       if (from >= to) continue;
+      const bool first_read = logged_blocks.insert(b.id()).second;
       // A read within one local block (nearly all) lands in *out directly.
       std::string* into = out->empty() ? out : &part;
       if (store_.Contains(b.id()) && store_.Read(b.id(), from - b.offset(), to - from, into).ok()) {
+        if (first_read) task.log->Line("reading block " + std::to_string(b.id()) + " from this worker's store");
         Count(metrics_, "map_input", report.mutable_input(), self_.id, self_.datacenter, self_.id,
               self_.datacenter, static_cast<int64_t>(into->size()));
         if (into == &part) out->append(part);
@@ -334,6 +347,10 @@ Status TaskTracker::RunMap(Task& task) {
       if (into == out) out->clear();  // a failed read may have left bytes in it
       // (A corrupt local copy is found again, reported and dropped by our
       // own block server when the nearest-first read below asks it.)
+      if (first_read) {
+        task.log->Line("reading block " + std::to_string(b.id()) + " from the nearest of its " +
+                       std::to_string(b.replicas_size()) + " replica(s) over the network");
+      }
       MR_RETURN_IF_ERROR(read_remote(i, from - b.offset(), to - from, sink, out));
     }
     task.bytes_read += static_cast<int64_t>(out->size());
@@ -505,6 +522,9 @@ Status TaskTracker::RunReduce(Task& task) {
   }
 
   SetPhase(&report, "fetch", UsSince(t0));
+  task.log->Line("fetched the outputs of " + std::to_string(maps) + " maps: " +
+                 std::to_string(report.shuffle().local() + report.shuffle().same_dc() +
+                                report.shuffle().other_dc()) + " bytes");
   task.reduce_progress = 2.0f / 3.0f;
   const auto t_reduce = SteadyClock::now();
 
@@ -577,6 +597,9 @@ ChildOptions TaskTracker::ChildOptionsFor(Task& task, const jobs::JobEnv& env) c
   o.exe = TaskChildPath();
   o.cancel = &task.cancel;
   o.timeout_ms = env.task_timeout_ms;
+  o.cwd = env.files_dir;
+  o.env = env.child_env;
+  o.log = env.log;
   const auto& params = task.spec.params();
   if (auto it = params.find("timeout_ms"); it != params.end() && it->second != "0") {
     try {

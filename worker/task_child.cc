@@ -23,10 +23,19 @@ extern char** environ;
 namespace mr::worker {
 namespace {
 
-// One mr-task child: spawned, fed and waited for.
+// A descriptor moved above the ones the child's file actions use (0-4).
+int High(int fd) {
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  ::close(fd);
+  return high;
+}
+
+// One mr-task child: spawned, fed and waited for. Its stdout and stderr go
+// through one pipe, drained by a thread of ours into the attempt's log
+// (o_.log), keeping the last bytes for error messages.
 class Child {
  public:
-  Child(const ChildOptions& o, std::string stderr_path) : o_(o), stderr_path_(std::move(stderr_path)) {}
+  explicit Child(const ChildOptions& o) : o_(o) {}
   ~Child() {
     if (to_ >= 0) ::close(to_);
     if (from_ >= 0) ::close(from_);
@@ -34,33 +43,42 @@ class Child {
       ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
+    if (drainer_.joinable()) drainer_.join();
   }
 
   Status Start() {
     ::signal(SIGPIPE, SIG_IGN);
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+    int in[2], out[2], log[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(log, O_CLOEXEC) != 0) {
       return Status::IOError(std::string("pipe: ") + std::strerror(errno));
     }
+    for (int* fd : {&in[0], &in[1], &out[0], &out[1], &log[0], &log[1]}) *fd = High(*fd);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, log[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, log[1], 2);
+    posix_spawn_file_actions_adddup2(&fa, in[0], kChildInFd);
+    posix_spawn_file_actions_adddup2(&fa, out[1], kChildOutFd);
+    posix_spawn_file_actions_addclosefrom_np(&fa, kChildOutFd + 1);
+    if (!o_.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o_.cwd.c_str());
     posix_spawnattr_t attr;
     jobs::InitChildSpawnAttr(&attr);
     const char* argv[] = {"mr-task", nullptr};
-    const int rc = posix_spawn(&pid_, o_.exe.c_str(), &fa, &attr, const_cast<char**>(argv), environ);
+    const std::vector<std::string> env = jobs::EnvironmentWith(o_.env);
+    std::vector<char*> envp = jobs::EnvPointers(env);
+    const int rc = posix_spawn(&pid_, o_.exe.c_str(), &fa, &attr, const_cast<char**>(argv), envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    ::close(in[0]), ::close(out[1]);
+    ::close(in[0]), ::close(out[1]), ::close(log[1]);
     to_ = in[1], from_ = out[0];
     start_ = std::chrono::steady_clock::now();
     if (rc != 0) {
+      ::close(log[0]);
       pid_ = -1;
       return Status::IOError("cannot start the task process " + o_.exe + ": " + std::strerror(rc));
     }
+    drainer_ = std::thread([this, fd = log[0]] { Drain(fd); });
     return Status::OK();
   }
 
@@ -83,11 +101,25 @@ class Child {
   }
 
  private:
-  std::string Tail() const {
-    std::ifstream f(stderr_path_, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string tail = jobs::OneLineTail(ss.str());
+  // Copies the child's output into the log until every writer closed it.
+  void Drain(int fd) {
+    char buf[16 << 10];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      const std::string_view bytes(buf, static_cast<size_t>(n));
+      if (o_.log) o_.log(bytes);
+      tail_.append(bytes);
+      if (tail_.size() > 8192) tail_.erase(0, tail_.size() - 4096);
+    }
+    ::close(fd);
+  }
+
+  // "; stderr: ..." with the end of the child's output, once it is gone.
+  std::string Tail() {
+    if (drainer_.joinable()) drainer_.join();
+    const std::string tail = jobs::OneLineTail(tail_);
     return tail.empty() ? "" : "; stderr: " + tail;
   }
 
@@ -115,8 +147,9 @@ class Child {
   }
 
   ChildOptions o_;
-  std::string stderr_path_;
   pid_t pid_ = -1;
+  std::thread drainer_;
+  std::string tail_;  // written by drainer_ until it is joined
   int to_ = -1, from_ = -1;
   std::chrono::steady_clock::time_point start_;
 };
@@ -127,10 +160,9 @@ Status ResultStatus(const pb::ChildResult& r) {
 }
 
 // Runs the child to its result, answering its reads with `read`.
-Result<pb::ChildResult> Drive(const pb::ChildTask& task, const std::string& work_dir,
-                              const ChildOptions& o, const jobs::LineReader::ReadFn* read,
+Result<pb::ChildResult> Drive(const pb::ChildTask& task, const ChildOptions& o, const jobs::LineReader::ReadFn* read,
                               const std::function<void(const std::vector<int64_t>&)>* progress) {
-  Child child(o, work_dir + "/mr-task.stderr");
+  Child child(o);
   MR_RETURN_IF_ERROR(child.Start());
   MR_RETURN_IF_ERROR(child.Send(task));
   pb::ChildMessage m;
@@ -178,7 +210,7 @@ Result<MapTaskResult> RunMapInChild(const MapTaskSpec& spec, const jobs::LineRea
   t.set_byte_before(spec.byte_before);
   t.set_sort_buffer_bytes(spec.sort_buffer_bytes);
   t.set_work_dir(spec.work_dir);
-  MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, spec.work_dir, options, &read, &spec.progress));
+  MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, options, &read, &spec.progress));
   MR_RETURN_IF_ERROR(ResultStatus(r));
   MapTaskResult m;
   m.output_path = r.output_path();
@@ -208,7 +240,7 @@ Result<ReduceTaskResult> RunReduceInChild(const ReduceTaskSpec& spec,
   t.set_index(spec.index);
   for (const std::string& s : segments) t.add_segments(s);
   t.set_output(output);
-  MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, work_dir, options, nullptr, nullptr));
+  MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, options, nullptr, nullptr));
   MR_RETURN_IF_ERROR(ResultStatus(r));
   ReduceTaskResult result;
   result.input_records = r.input_records();

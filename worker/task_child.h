@@ -11,7 +11,10 @@
 //
 // So a plug-in that segfaults, aborts, throws or loops fails one attempt
 // with one line (the signal or exit status, and the tail of the child's
-// stderr, kept in <work_dir>/mr-task.stderr), and the worker keeps serving.
+// output), and the worker keeps serving. The child's stdin is /dev/null;
+// the protocol runs on its descriptors 3 (in) and 4 (out), so its stdout
+// and stderr, whatever the plug-in prints, go into the attempt's log
+// (ChildOptions::log; docs/logs-and-counters.md).
 // Past `timeout_ms` or when `cancel` is set, the child's process group is
 // killed.
 //
@@ -19,6 +22,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -30,6 +35,11 @@ struct ChildOptions {
   std::string exe;                 // the mr-task executable
   int64_t timeout_ms = 0;          // 0: none
   const std::atomic<bool>* cancel = nullptr;
+  std::string cwd;                 // its working directory; "" = ours
+  std::vector<std::string> env;    // NAME=VALUE added to its environment
+  // Receives the child's stdout and stderr bytes (on a thread of the
+  // child's own). Default: none.
+  std::function<void(std::string_view)> log;
 };
 
 // The mr-task beside this process's executable.

@@ -1,7 +1,11 @@
 // mr-task: runs one task of a user-code job (a plug-in) for mr-worker, in a
 // process of its own (worker/task_child.h). Not for people: it reads a
-// ChildTask on stdin and answers on stdout (proto/job.proto); its stderr is
-// the task's. Exit status 0 once a result was sent, 2 on a protocol error.
+// ChildTask on descriptor 3 and answers on descriptor 4
+// (proto/task_child.proto); its stdout and stderr are the attempt's log.
+// Exit status 0 once a result was sent, 2 on a protocol error.
+//
+// `mr-task --describe PLUGIN.so` loads a plug-in and prints what it is
+// (tools/plugin_describe.h): mrctl asks it at submission.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +13,11 @@
 #include <cstdio>
 #include <exception>
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/plugin_loader.h"
 #include "proto/task_child.pb.h"
 #include "worker/child_pipe.h"
 #include "worker/segment_merge.h"
@@ -17,7 +26,7 @@
 namespace mr::worker {
 namespace {
 
-Status Send(const pb::ChildMessage& m) { return WriteMessage(1, m); }
+Status Send(const pb::ChildMessage& m) { return WriteMessage(kChildOutFd, m); }
 
 // The worker rebuilds an InvalidArgument from its message; any other error
 // travels with its code's name.
@@ -50,7 +59,7 @@ pb::ChildResult RunMap(const pb::ChildTask& t) {
     msg.mutable_read()->set_length(n);
     MR_RETURN_IF_ERROR(Send(msg));
     pb::ChildData data;
-    MR_RETURN_IF_ERROR(ReadMessage(0, &data));
+    MR_RETURN_IF_ERROR(ReadMessage(kChildInFd, &data));
     if (!data.error().empty()) return Status::IOError(data.error());
     *out = std::move(*data.mutable_data());
     return Status::OK();
@@ -115,10 +124,36 @@ pb::ChildResult RunReduce(const pb::ChildTask& t) {
 }  // namespace
 }  // namespace mr::worker
 
-int main() {
+namespace mr::worker {
+namespace {
+
+// `mr-task --describe PLUGIN.so`: the plug-in's JobInfo as one JSON object
+// {name, description, open_params, params: [{name, default, help}]} on
+// stdout; exit 0. One line on stderr and exit 1 when it cannot be loaded.
+int Describe(const std::string& path) {
+  auto info = jobs::LoadPlugin(path, path.substr(path.rfind('/') + 1));
+  if (!info.ok()) {
+    std::fprintf(stderr, "%s\n", info.status().message().c_str());
+    return 1;
+  }
+  nlohmann::json params = nlohmann::json::array();
+  for (const jobs::ParamSpec& p : (*info)->params) {
+    params.push_back({{"name", p.name}, {"default", p.default_value}, {"help", p.help}});
+  }
+  const nlohmann::json out = {{"name", (*info)->name}, {"description", (*info)->description},
+                              {"open_params", (*info)->open_params}, {"params", params}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace mr::worker
+
+int main(int argc, char** argv) {
   using namespace mr::worker;
+  if (argc == 3 && std::string(argv[1]) == "--describe") return Describe(argv[2]);
   mr::pb::ChildTask task;
-  if (mr::Status s = ReadMessage(0, &task); !s.ok()) {
+  if (mr::Status s = ReadMessage(kChildInFd, &task); !s.ok()) {
     std::fprintf(stderr, "mr-task: %s (mr-task is started by mr-worker)\n", s.ToString().c_str());
     return 2;
   }

@@ -19,9 +19,11 @@ namespace fs = std::filesystem;
 TaskTracker::TaskTracker(const ClusterConfig& config, const WorkerOptions& self,
                          dfs::BlockStore& store, DiskHealth& disk, std::function<void()> wake)
     : config_(config), self_(self), store_(store), disk_(disk), wake_(std::move(wake)),
-      root_(self.data_dir + "/tasks") {
+      root_(self.data_dir + "/tasks"),
+      logs_(self.data_dir + "/task-logs", config.task_logs.limit_kb * 1024) {
   std::error_code ec;
   fs::remove_all(root_, ec);  // a previous run's tasks: the master forgot them
+  SweepLogs(true);            // their logs stay, as long as [task_logs] keeps them
 }
 
 TaskTracker::~TaskTracker() { Reset(); }
@@ -113,6 +115,13 @@ void TaskTracker::Launch(const pb::TaskSpec& spec) {
   auto task = std::make_unique<Task>();
   task->spec = spec;
   task->dir = TaskDir(spec);
+  auto log = logs_.Create(spec.job_id(), spec.is_map(), spec.index(), spec.attempt());
+  if (!log.ok()) {
+    spdlog::warn("task {}: {}; its log is kept in memory only", task->dir.substr(root_.size() + 1),
+                 log.status().ToString());
+    log = TaskLog::Create("", config_.task_logs.limit_kb * 1024);
+  }
+  task->log = std::move(log).value();
   Task* raw = task.get();
   tasks_.push_back(std::move(task));
   raw->thread = std::thread([this, raw] { RunTask(raw); });
@@ -129,6 +138,7 @@ void TaskTracker::RunTask(Task* task) {
   task->report.set_start_wall_ms(wall_ms());
   if (metrics_) metrics_->TaskStarted(task->spec.is_map());
   const pb::TaskSpec& spec = task->spec;
+  LogStart(*task);
   Status s;
   try {
     std::error_code ec;
@@ -155,6 +165,11 @@ void TaskTracker::RunTask(Task* task) {
   } else {
     r.set_state(task->cancel ? pb::TaskReport::KILLED : pb::TaskReport::FAILED);
     r.set_error(s.ToString());
+  }
+  LogEnd(*task, s);
+  {
+    std::error_code ec;
+    fs::remove_all(task->dir + "/work", ec);  // the user code's directory (task_env.h)
   }
   if (metrics_) {
     metrics_->TaskEnded(spec.is_map(), s.ok() ? "succeeded" : (task->cancel ? "killed" : "failed"));
@@ -210,6 +225,7 @@ void TaskTracker::Reap() {
     fs::remove_all(root_ + "/job-" + std::to_string(job), ec);
     job_files_.Forget(job);
   }
+  SweepLogs(false);
 }
 
 void TaskTracker::Reset() {
@@ -253,6 +269,7 @@ std::vector<pb::TaskReport> TaskTracker::Reconnect() {
 
 void TaskTracker::RegisterHandlers(RpcServer& server) {
   server.Handle("shuffle.Fetch", [this](ServerCall& c) { return ServeFetch(c); });
+  server.Handle("tasklog.Read", [this](ServerCall& c) { return ServeTaskLog(c); });
 }
 
 // Streams one partition's segment of a finished map's output.

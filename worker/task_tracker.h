@@ -15,6 +15,10 @@
 // Each heartbeat carries every running attempt's progress and each ended
 // attempt's report, once; the worker beats at once when a task ends.
 //
+// Each attempt keeps a log on this worker (task_log.h), served to
+// `mrctl job logs` and the master's job page by "tasklog.Read", and runs
+// its user code in a working directory of its own (task_env.h).
+//
 // Traffic is counted at the sockets a task uses (Connection byte counts),
 // by where the other end is: this node, this datacenter, another one.
 //
@@ -24,6 +28,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -45,6 +50,7 @@
 #include "worker/job_files.h"
 #include "worker/map_output.h"
 #include "worker/task_child.h"
+#include "worker/task_log.h"
 #include "worker/worker_metrics.h"
 
 namespace mr::worker {
@@ -59,7 +65,7 @@ class TaskTracker {
   // Stops every task and waits for its thread.
   ~TaskTracker();
 
-  // "shuffle.Fetch".
+  // "shuffle.Fetch" and "tasklog.Read".
   void RegisterHandlers(RpcServer& server);
   // Where tasks count their bytes and ends (/metrics); nullptr = nowhere.
   // Not owned; must outlive this. Set before the first task. Default: none.
@@ -107,6 +113,7 @@ class TaskTracker {
     std::mutex progress_mu;               // guards partition_bytes
     std::vector<int64_t> partition_bytes; // a map's output so far (MapTaskSpec::progress)
     pb::TaskReport report;                // filled by the task's thread
+    std::shared_ptr<TaskLog> log;         // set before the thread starts; never null
     MapOutput output;                     // a finished map's output
     std::thread thread;
   };
@@ -120,6 +127,14 @@ class TaskTracker {
   Status RunMap(Task& task);
   Status RunReduce(Task& task);
   awaitable<Status> ServeFetch(ServerCall& call);
+  // "tasklog.Read" (task_log_service.cc): a running attempt's log from its
+  // Task, an ended one's from logs_.
+  awaitable<Status> ServeTaskLog(ServerCall& call);
+  // The log of a running (or ended, not yet reaped) attempt, or null.
+  std::shared_ptr<TaskLog> LiveLog(const pb::TaskRef& ref);
+  // Removes old jobs' logs ([task_logs] keep_hours, keep_jobs), at most
+  // once a minute unless `now`.
+  void SweepLogs(bool now);
   // The task's JobEnv: its cancel flag, the time limit, and the job's
   // shipped files, fetched with `client` (on `io`) by the job's first task.
   Result<jobs::JobEnv> EnvFor(Task& task, asio::io_context& io, dfs::DfsClient& client);
@@ -128,8 +143,12 @@ class TaskTracker {
   // A reduce's last step: its local output into the DFS, into the report.
   Status PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io_context& io,
                          const std::string& local, const ReduceTaskResult& result, int64_t write_us);
-  // Joins ended threads and deletes the files of jobs that are over.
+  // Joins ended threads and deletes the files of jobs that are over;
+  // sweeps old logs.
   void Reap();
+  // The first and last lines of an attempt's log (the framework's).
+  void LogStart(Task& task) const;
+  static void LogEnd(Task& task, const Status& s);
   std::string TaskDir(const pb::TaskSpec& spec) const;
 
   const ClusterConfig config_;
@@ -149,6 +168,8 @@ class TaskTracker {
   std::map<OutputKey, HeldOutput> outputs_;         // finished maps' outputs served here
   std::set<int64_t> over_;                          // jobs whose files go once their tasks end
   JobFiles job_files_;                              // streaming jobs' shipped files
+  const TaskLogDir logs_;                           // <data_dir>/task-logs
+  std::chrono::steady_clock::time_point last_sweep_{};  // guarded by mu_
 };
 
 }  // namespace mr::worker

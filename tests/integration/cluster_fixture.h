@@ -102,9 +102,35 @@ class LocalCluster {
   const std::string& dir() const { return dir_; }
   std::string config() const { return dir_ + "/cluster.toml"; }
 
+  // Daemons it starts carry MR_IT_CLUSTER=<dir> in their environment, and
+  // so does everything they spawn (CountProcesses).
   CommandResult Script(const std::string& args) const {
-    return Shell("MR_BUILD_DIR=" + Quote(BuildDir()) + " " + Quote(SourceDir()) +
-               "/deploy/local-cluster.sh " + args + " --dir " + Quote(dir_));
+    return Shell("MR_IT_CLUSTER=" + Quote(dir_) + " MR_BUILD_DIR=" + Quote(BuildDir()) + " " +
+                 Quote(SourceDir()) + "/deploy/local-cluster.sh " + args + " --dir " + Quote(dir_));
+  }
+  // Processes of this cluster whose command line contains `what`: its
+  // daemons and whatever they started (task children, streaming commands,
+  // orphans among them), found by their MR_IT_CLUSTER, never by name
+  // machine-wide.
+  int CountProcesses(const std::string& what) const {
+    const std::string marker = "MR_IT_CLUSTER=" + dir_;
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      auto read = [&](const char* file) {
+        std::ifstream f(e.path() / file, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+      };
+      std::istringstream env(read("environ"));
+      bool ours = false;
+      for (std::string kv; !ours && std::getline(env, kv, '\0');) ours = kv == marker;
+      std::string cmdline = read("cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      n += ours && cmdline.find(what) != std::string::npos;
+    }
+    return n;
   }
   CommandResult Mrctl(const std::string& args) const {
     return Shell(Quote(BuildDir() + "/tools/mrctl") + " --config " + Quote(config()) + " " + args);

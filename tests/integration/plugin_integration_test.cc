@@ -1,10 +1,12 @@
 // Plug-in jobs (jobs/plugin.h) on a local cluster: the example WordCount
 // .so (examples/plugin-wordcount, built against the build tree's SDK
 // target) against the built-in wordcount and mr-local, its code hash the
-// .so's digest; and four bad plug-ins (tests/plugins/bad_plugins.cc): no
-// entry point, another API version, a segfault, an endless loop. Each
-// fails its job with one line naming the cause; the workers keep serving
-// (their tasks ran in mr-task children) and run the good plug-in after.
+// .so's digest, listed under its own name; a parameter typo refused at
+// submission; and four bad plug-ins (tests/plugins/bad_plugins.cc): no
+// entry point and another API version refused at submission, a segfault
+// and an endless loop failing their jobs with one line naming the cause;
+// the workers keep serving (their tasks ran in mr-task children) and run
+// the good plug-in after.
 #include "tests/integration/job_fixture.h"
 
 namespace mr::testing {
@@ -38,7 +40,25 @@ TEST_F(PluginIntegrationTest, WordCountPluginMatchesTheBuiltInOne) {
   EXPECT_TRUE(r.out == expected);
   // JoSS Fig. 4's code hash of a plug-in: its .so's SHA-256.
   EXPECT_EQ(plugin["code_hash"], Sha256OfFile(So("plugin_wordcount")).substr(0, 16));
-  EXPECT_EQ(plugin["job"], "plugin");
+  // Listed under its own name (its JobInfo's), not "plugin".
+  EXPECT_EQ(plugin["job"], "wordcount-plugin");
+  bool listed = false;
+  for (const json& j : c.MrctlJson("job list --json")) listed = listed || (j["id"] == plugin["id"] && j["job"] == "wordcount-plugin");
+  EXPECT_TRUE(listed);
+}
+
+// A plug-in's parameters are checked at submission, by a child process that
+// loads the .so (mr-task --describe): a typo fails `job run` with one line,
+// and no job (no attempt) exists.
+TEST_F(PluginIntegrationTest, AnUnknownParameterFailsTheSubmission) {
+  LocalCluster c(1, 1, "--heartbeat-ms 100");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  Put(c, Generate("text", "10K", 4), "/in/text.txt");
+  CommandResult r = c.Mrctl("job run " + Quote(So("plugin_wordcount")) + " -i /in/text.txt -o /out/typo -p tokenz=1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("mrctl: job 'wordcount-plugin': unknown parameter 'tokenz'", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(c.MrctlJson("job list --json").size(), 0u);  // nothing was submitted
 }
 
 TEST_F(PluginIntegrationTest, BadPluginsFailTheirJobsNotTheWorkers) {
@@ -48,9 +68,18 @@ TEST_F(PluginIntegrationTest, BadPluginsFailTheirJobsNotTheWorkers) {
   struct Case {
     std::string so, params, reason;
   };
+  // A .so that cannot be loaded fails `job run` at once, with one line.
+  for (const auto& [so, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"plugin_bad_no_entry", "has no entry point mr_job_api_version/mr_job_info"},
+           {"plugin_bad_wrong_version", "was built against job API version 3; this runtime has version 2"}}) {
+    CommandResult r = c.Mrctl("job run " + Quote(So(so)) + " -i /in/text.txt -o /out/" + so);
+    EXPECT_EQ(r.exit_code, 2) << so;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(c.MrctlJson("job list --json").size(), 0u);
+  // One that loads but misbehaves in its tasks fails its job, not a worker.
   const std::vector<Case> cases = {
-      {"plugin_bad_no_entry", "", "has no entry point mr_job_api_version/mr_job_info"},
-      {"plugin_bad_wrong_version", "", "was built against job API version 2; this runtime has version 1"},
       {"plugin_bad_segfault", "", "task process (mr-task) was killed by signal 11 (Segmentation fault)"},
       {"plugin_bad_loop", "timeout_ms=500", "task process (mr-task) ran longer than the task time limit (500 ms"},
   };
@@ -66,7 +95,7 @@ TEST_F(PluginIntegrationTest, BadPluginsFailTheirJobsNotTheWorkers) {
   EXPECT_EQ(c.LiveWorkers(), 2);
   json good = RunJob(c, So("plugin_wordcount"), "/in/text.txt", "/out/good", 2, "");
   EXPECT_EQ(good["state"], "succeeded") << good.dump(2);
-  EXPECT_EQ(Shell("pgrep -fc '^mr-task'").out, "0\n");  // no child left behind
+  EXPECT_EQ(c.CountProcesses("mr-task"), 0);  // no child left behind
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <regex>
+#include <thread>
 
 #include "tests/integration/job_fixture.h"
 
@@ -149,6 +150,21 @@ TEST_F(StatusPageTest, PagesShowTheJobItsTasksAndTheDfs) {
   ASSERT_EQ(svg.status, 200);
   EXPECT_EQ(svg.body.rfind("<svg", 0), 0u);
   EXPECT_EQ(Count(svg.body, "<rect class=\"task\""), tasks);
+
+  // A link to each attempt's log, which the master fetches from its worker:
+  // the first ask starts the fetch and answers a page that reloads itself.
+  EXPECT_GE(Count(page.body, "/log?task=m"), job_["maps_total"].get<int>()) << page.body;
+  Response log;
+  for (int tries = 0; tries < 100; ++tries) {  // bounded: 10 s
+    log = Get(master_port_, "/job/" + id + "/log?task=m0&attempt=0");
+    if (log.body.find("Fetching the log") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(log.status, 200) << log.body;
+  EXPECT_NE(log.body.find("] map 0 attempt 0 of job " + id + " (wordcount) on worker w"), std::string::npos) << log.body;
+  EXPECT_NE(log.body.find("] map 0 attempt 0 succeeded after"), std::string::npos) << log.body;
+  EXPECT_EQ(Get(master_port_, "/job/" + id + "/log?task=x9").status, 400);
+  EXPECT_EQ(Get(master_port_, "/job/" + id + "/log?task=m999").status, 404);
 
   Response dfs = Get(master_port_, "/dfs?path=/in");
   ASSERT_EQ(dfs.status, 200);

@@ -92,7 +92,7 @@ TEST_F(StreamingIntegrationTest, BadCommandsFailTheJobNotTheWorkers) {
   json good = RunStreaming(c, PythonFlags(), "/in/text.txt", "/out/good", 2);
   EXPECT_EQ(good["state"], "succeeded") << good.dump(2);
   // And no command of the bad jobs is left running.
-  EXPECT_EQ(Shell("pgrep -fc '[s]leep 60'").out, "0\n");
+  EXPECT_EQ(c.CountProcesses("sleep 60"), 0);
 }
 
 TEST_F(StreamingIntegrationTest, BadSubmissionsAreRefused) {
