@@ -17,8 +17,8 @@
 #include "jobs/job.h"
 
 // Bumped whenever jobs/job.h or common/status.h change in a way that breaks
-// a compiled plug-in.
-#define MR_JOB_API_VERSION 1
+// a compiled plug-in. 2: JobEnv gained `counters` (Job::counters()).
+#define MR_JOB_API_VERSION 2
 
 #define MR_JOB_PLUGIN(info)                                                    \
   extern "C" __attribute__((visibility("default"))) int mr_job_api_version() { \

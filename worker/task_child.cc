@@ -32,7 +32,7 @@ class Child {
     if (from_ >= 0) ::close(from_);
     if (pid_ > 0) {
       ::kill(-pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
+      jobs::WaitChild(pid_, nullptr, 0);
     }
   }
 
@@ -93,7 +93,7 @@ class Child {
 
   Status Kill(const std::string& what) {
     ::kill(-pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    jobs::WaitChild(pid_, nullptr, 0);
     pid_ = -1;
     return Status::Aborted("task process (mr-task) " + what + Tail());
   }
@@ -103,7 +103,7 @@ class Child {
     int status = 0;
     ::close(from_), from_ = -1;
     ::kill(-pid_, SIGKILL);  // if it only closed the pipe
-    ::waitpid(pid_, &status, 0);
+    jobs::WaitChild(pid_, &status, 0);
     pid_ = -1;
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
@@ -120,6 +120,13 @@ class Child {
   int to_ = -1, from_ = -1;
   std::chrono::steady_clock::time_point start_;
 };
+
+// The job's counters and status that mr-task sent, into the attempt's.
+void TakeCounters(const pb::ChildResult& r, jobs::Counters* counters) {
+  if (counters == nullptr) return;
+  for (const pb::Counter& c : r.counters()) counters->Increment(c.group(), c.name(), c.value());
+  if (!r.status().empty()) counters->SetStatus(r.status());
+}
 
 Status ResultStatus(const pb::ChildResult& r) {
   if (r.error().empty()) return Status::OK();
@@ -179,6 +186,7 @@ Result<MapTaskResult> RunMapInChild(const MapTaskSpec& spec, const jobs::LineRea
   t.set_sort_buffer_bytes(spec.sort_buffer_bytes);
   t.set_work_dir(spec.work_dir);
   MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, spec.work_dir, options, &read, &spec.progress));
+  TakeCounters(r, spec.env.counters);
   MR_RETURN_IF_ERROR(ResultStatus(r));
   MapTaskResult m;
   m.output_path = r.output_path();
@@ -192,6 +200,9 @@ Result<MapTaskResult> RunMapInChild(const MapTaskSpec& spec, const jobs::LineRea
   m.records_in = r.records_in();
   m.raw_output_bytes = r.raw_output_bytes();
   m.records_out = r.records_out();
+  m.combine_records_in = r.combine_records_in();
+  m.combine_records_out = r.combine_records_out();
+  m.spilled_records = r.spilled_records();
   return m;
 }
 
@@ -209,12 +220,14 @@ Result<ReduceTaskResult> RunReduceInChild(const ReduceTaskSpec& spec,
   for (const std::string& s : segments) t.add_segments(s);
   t.set_output(output);
   MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, work_dir, options, nullptr, nullptr));
+  TakeCounters(r, spec.env.counters);
   MR_RETURN_IF_ERROR(ResultStatus(r));
   ReduceTaskResult result;
   result.input_records = r.input_records();
   result.input_raw_bytes = r.input_raw_bytes();
   result.output_records = r.output_records();
   result.output_bytes = r.output_bytes();
+  result.input_groups = r.input_groups();
   return result;
 }
 

@@ -39,6 +39,7 @@
 #include "dfs/block_store.h"
 #include "dfs/client.h"
 #include "dfs/link_rates.h"
+#include "jobs/counters.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "worker/disk_health.h"
@@ -107,6 +108,7 @@ class TaskTracker {
     std::mutex progress_mu;               // guards partition_bytes
     std::vector<int64_t> partition_bytes; // a map's output so far (MapTaskSpec::progress)
     pb::TaskReport report;                // filled by the task's thread
+    jobs::CounterSet counters;            // the attempt's (JobEnv::counters), into its report
     MapOutput output;                     // a finished map's output
     std::thread thread;
   };
