@@ -6,13 +6,14 @@
 # without them (default: main's merge base with HEAD).
 #
 #   bench/counters_overhead.sh [--size 128M] [--runs 5] [--base REV | --base-build DIR]
-#                              [--build DIR]
+#                              [--build DIR [--prebuilt]]
 #
 # Steps: builds mr-master, mr-worker, mr-task and mrctl of this tree in
 # --build (default build-bench/) and of `git archive REV` in
 # build-bench-base/ — or, with --base-build, copies those four binaries
 # of an existing build directory of the base (e.g. main's build/, when it
-# is current) so that a rebuild there cannot change them mid-run; generates
+# is current) so that a rebuild there cannot change them mid-run
+# (--prebuilt: --build DIR is used as it is, not built); generates
 # FILE with `mrctl gen text --size SIZE --seed 1`; starts one cluster per
 # build (both up for the whole run, each idle while the other works); then
 # RUNS rounds, each running WordCount and Sort once on each build,
@@ -22,7 +23,7 @@
 # and after. Bounded: RUNS × 4 jobs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-size=128M runs=5 base="" base_build="" NEW="$ROOT/build-bench"
+size=128M runs=5 base="" base_build="" NEW="$ROOT/build-bench" prebuilt=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
@@ -30,7 +31,8 @@ while [[ $# -gt 0 ]]; do
     --base) base="$2"; shift 2 ;;
     --base-build) base_build="$2"; shift 2 ;;
     --build) NEW="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --prebuilt) prebuilt=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "counters_overhead: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +58,7 @@ build() {  # SRC BUILD_DIR
     -DCMAKE_CXX_COMPILER_LAUNCHER="$(command -v ccache || true)" >/dev/null
   ninja -C "$2" -j "$(nproc)" "${targets[@]}" >/dev/null
 }
-build "$ROOT" "$NEW"
+(( prebuilt )) || build "$ROOT" "$NEW"
 if [[ -n "$base_build" ]]; then
   OLD="$WORK/base-build"
   mkdir -p "$OLD/master" "$OLD/worker" "$OLD/tools"
