@@ -1,4 +1,4 @@
-// MasterMetrics' job counters: mr_job_counter_total{group,name}, the sum
+// MasterMetrics' job counters: mr_job_counts_total{group,name}, the sum
 // over finished jobs of their counters (docs/logs-and-counters.md). User
 // counters are the user's names, so their label pairs are capped
 // (MasterMetrics::kMaxUserCounterSeries) to keep the series bounded.
@@ -9,7 +9,7 @@ namespace mr::master {
 
 prometheus::Family<prometheus::Counter>& BuildJobCounters(prometheus::Registry& registry) {
   return prometheus::BuildCounter()
-      .Name("mr_job_counter_total")
+      .Name("mr_job_counts_total")
       .Help("Counters of finished jobs, summed (successful attempts only): group \"framework\" has "
             "MAP_INPUT_RECORDS, CPU_MILLISECONDS, ...; other groups are user counters, at most " +
             std::to_string(MasterMetrics::kMaxUserCounterSeries) +

@@ -23,7 +23,7 @@
 
 namespace mr::master {
 
-// mr_job_counter_total's family, registered in `registry` (counter_metrics.cc).
+// mr_job_counts_total's family, registered in `registry` (counter_metrics.cc).
 prometheus::Family<prometheus::Counter>& BuildJobCounters(prometheus::Registry& registry);
 
 class MasterMetrics {
@@ -43,7 +43,7 @@ class MasterMetrics {
   void ReduceDone(const pb::ReduceTaskRecord& task, const std::string& datacenter);
 
   // A finished job's counters (JobRecord.counters) added to
-  // mr_job_counter_total{group,name} (master/counter_metrics.cc). User
+  // mr_job_counts_total{group,name} (master/counter_metrics.cc). User
   // counters take at most kMaxUserCounterSeries label pairs, the first
   // seen; the rest are summed under group="_other", name="_other".
   void JobCounters(const pb::JobRecord& job);

@@ -11,7 +11,7 @@ using Counters = google::protobuf::RepeatedPtrField<pb::Counter>;
 
 void PrintTaskLine(std::FILE* out, const char* kind, int index, const std::string& status,
                    const Counters& counters) {
-  std::fprintf(out, "  %-6s %4d  %s%s%s\n", kind, index,
+  std::fprintf(out, "    %-6s %4d  %s%s%s\n", kind, index,
                status.empty() ? "" : ("status \"" + status + "\"  ").c_str(), master::NonZeroCounters(counters).c_str(),
                counters.empty() && status.empty() ? "-" : "");
 }
@@ -39,7 +39,7 @@ void PrintCounters(const pb::JobRecord& job, std::FILE* out) {
 
 void PrintTaskCounters(const pb::JobRecord& job, std::FILE* out) {
   if (job.maps().empty() && job.reduces().empty()) return;
-  std::fprintf(out, "  %-6s %4s  %s\n", "task", "#", "status and counters (not 0)");
+  std::fprintf(out, "  counters per task (status, counters not 0):\n");
   for (const pb::MapTaskRecord& m : job.maps()) PrintTaskLine(out, "map", m.index(), m.status(), m.counters());
   for (const pb::ReduceTaskRecord& t : job.reduces()) {
     PrintTaskLine(out, "reduce", t.index(), t.status(), t.counters());

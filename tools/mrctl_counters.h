@@ -17,8 +17,8 @@ nlohmann::json CountersJson(const google::protobuf::RepeatedPtrField<pb::Counter
 // "  counters (successful attempts):" then a line per group, its counters
 // one per line. Nothing when the job has none yet.
 void PrintCounters(const pb::JobRecord& job, std::FILE* out);
-// A line per finished task: its status message, if any, and its counters
-// that are not 0.
+// "  counters per task ...:" then a line per finished task, indented by 4:
+// its status message, if any, and its counters that are not 0.
 void PrintTaskCounters(const pb::JobRecord& job, std::FILE* out);
 
 }  // namespace mr::tools

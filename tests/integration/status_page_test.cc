@@ -242,7 +242,7 @@ TEST_F(StatusPageTest, MetricsPassPromtool) {
   EXPECT_EQ(m.find("mr_heartbeats_total 0\n"), std::string::npos);
   // The finished job's counters, summed.
   const std::string lines = Shell("wc -l < " + Quote(input_)).out;
-  EXPECT_NE(m.find("mr_job_counter_total{group=\"framework\",name=\"MAP_INPUT_RECORDS\"} " +
+  EXPECT_NE(m.find("mr_job_counts_total{group=\"framework\",name=\"MAP_INPUT_RECORDS\"} " +
                    lines.substr(0, lines.find('\n')) + "\n"),
             std::string::npos) << m;
   const std::string w = Get(worker_port_, "/metrics").body;
