@@ -4,11 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 extern char** environ;
@@ -19,12 +21,31 @@ namespace {
 constexpr size_t kQueueBytes = 256 << 10;  // stdin bytes queued before Write pumps
 constexpr size_t kTailBytes = 2048;         // stderr kept for the error message
 
+thread_local int64_t reaped_child_cpu_us = 0;
+
+int64_t Us(const timeval& t) { return static_cast<int64_t>(t.tv_sec) * 1000000 + t.tv_usec; }
+
 void CloseFd(int* fd) {
   if (*fd >= 0) ::close(*fd);
   *fd = -1;
 }
 
 }  // namespace
+
+pid_t WaitChild(pid_t pid, int* status, int options) {
+  rusage ru{};
+  const pid_t r = ::wait4(pid, status, options, &ru);
+  if (r > 0) reaped_child_cpu_us += Us(ru.ru_utime) + Us(ru.ru_stime);
+  return r;
+}
+
+int64_t ReapedChildCpuUs() { return reaped_child_cpu_us; }
+
+int64_t ThreadCpuUs() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000 + t.tv_nsec / 1000;
+}
 
 std::string OneLineTail(std::string_view s, size_t n) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
@@ -68,6 +89,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Start(Options options) {
   // A write to a child that exited must fail with EPIPE, not kill us.
   ::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<ChildProcess> c(new ChildProcess(std::move(options)));
+  if (c->o_.reporter != nullptr) c->reporter_lines_ = std::make_unique<ReporterLineSplitter>(c->o_.reporter);
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -110,7 +132,7 @@ ChildProcess::~ChildProcess() {
   CloseFd(&in_), CloseFd(&out_), CloseFd(&err_);
   if (pid_ > 0 && !reaped_) {
     Kill();
-    ::waitpid(pid_, &wait_status_, 0);
+    WaitChild(pid_, &wait_status_, 0);
   }
 }
 
@@ -209,6 +231,7 @@ Status ChildProcess::Pump(size_t keep, bool until_eof) {
       const ssize_t n = ::read(err_, buf, sizeof(buf));
       if (n > 0) {
         if (o_.on_stderr) o_.on_stderr(std::string_view(buf, static_cast<size_t>(n)));
+        if (reporter_lines_) reporter_lines_->Feed(std::string_view(buf, static_cast<size_t>(n)));
         err_tail_.append(buf, static_cast<size_t>(n));
         if (err_tail_.size() > 4 * kTailBytes) err_tail_.erase(0, err_tail_.size() - 2 * kTailBytes);
       } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -223,6 +246,7 @@ Status ChildProcess::Finish() {
   MR_RETURN_IF_ERROR(Pump(0, false));
   CloseFd(&in_);
   MR_RETURN_IF_ERROR(Pump(0, true));
+  if (reporter_lines_) reporter_lines_->Finish();
   if (!out_buf_.empty()) {  // a last line without '\n' counts
     out_buf_.push_back('\n');
     MR_RETURN_IF_ERROR(TakeLines());
@@ -230,7 +254,7 @@ Status ChildProcess::Finish() {
   // Both pipes are closed: the child has exited or is about to (or closed
   // them and runs on: the time limit still holds).
   for (;;) {
-    const pid_t r = ::waitpid(pid_, &wait_status_, WNOHANG);
+    const pid_t r = WaitChild(pid_, &wait_status_, WNOHANG);
     if (r == pid_) break;
     if (r < 0) return Failure(std::string("cannot be waited for: ") + std::strerror(errno));
     if (o_.cancel != nullptr && o_.cancel->load()) return Failure("stopped: the task was killed");

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "jobs/counters.h"
 
 namespace mr::jobs {
 
@@ -51,6 +52,10 @@ class ChildProcess {
     // Called with each complete stdout line ("\n" or "\r\n" removed), in
     // order, on the caller's thread, from Write() or Finish().
     std::function<void(std::string_view line)> on_line;
+    // Where the stderr lines `reporter:counter:GROUP,NAME,AMOUNT` and
+    // `reporter:status:MESSAGE` (Hadoop Streaming's) count; stderr is
+    // otherwise kept as before. Default: none (not parsed).
+    Counters* reporter = nullptr;
   };
 
   // Starts the command. IOError when it cannot be spawned (no /bin/sh, a
@@ -88,6 +93,7 @@ class ChildProcess {
   std::string out_buf_;
   std::string err_tail_;
   std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<ReporterLineSplitter> reporter_lines_;
   bool reaped_ = false;
   int wait_status_ = 0;
 };
@@ -107,6 +113,16 @@ void InitChildSpawnAttr(posix_spawnattr_t* attr);
 std::vector<std::string> EnvironmentWith(const std::vector<std::string>& extra);
 // posix_spawn's envp for `env`: pointers into it, then nullptr.
 std::vector<char*> EnvPointers(const std::vector<std::string>& env);
+// Waits for child `pid` as waitpid(pid, status, options) does and, when it
+// was reaped, adds its CPU time (user + system, with that of the children
+// it waited for: wait4's rusage) to the calling thread's ReapedChildCpuUs().
+// Task attempts run on threads of their own, so a task's CPU time is its
+// thread's plus what it reaped (docs/logs-and-counters.md, CPU_MILLISECONDS).
+pid_t WaitChild(pid_t pid, int* status, int options);
+// CPU microseconds of the children this thread reaped with WaitChild.
+int64_t ReapedChildCpuUs();
+// CPU microseconds the calling thread used (CLOCK_THREAD_CPUTIME_ID).
+int64_t ThreadCpuUs();
 
 // One poll() slice of a wait on a child: 100 ms, or less when the time
 // limit is nearer; -1 once `timeout_ms` (> 0; 0 = no limit) has passed

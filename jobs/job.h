@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "jobs/counters.h"
 
 namespace mr::jobs {
 
@@ -92,6 +93,10 @@ struct JobEnv {
   // Set when the task is killed: user processes are stopped at once.
   // Default: none.
   const std::atomic<bool>* cancel = nullptr;
+  // The attempt's counters and status (jobs/counters.h), which the
+  // framework reports with the task. Default: none (Job::counters() then
+  // drops what is counted).
+  Counters* counters = nullptr;
 };
 
 // A parameter a job accepts, for `mrctl jobs` and validation.
@@ -194,6 +199,10 @@ class Job {
 
   // The task's environment, set by MakeJob before Configure().
   const JobEnv& env() const { return env_; }
+  // Where Map, Reduce, Combine and their Finish calls count (user counters
+  // and the status message: jobs/counters.h, docs/writing-a-job.md,
+  // "Counters"). Counting before Configure() or in Plan() is dropped.
+  Counters& counters() const { return env_.counters != nullptr ? *env_.counters : DroppedCounters(); }
   void set_env(const JobEnv& env) { env_ = env; }
 
  private:

@@ -17,7 +17,7 @@
 #include "jobs/job.h"
 
 // Bumped whenever jobs/job.h or common/status.h change in a way that breaks
-// a compiled plug-in. 2: JobEnv gained child_env and log.
+// a compiled plug-in. 2: JobEnv gained child_env, log and `counters` (Job::counters()).
 #define MR_JOB_API_VERSION 2
 
 #define MR_JOB_PLUGIN(info)                                                    \

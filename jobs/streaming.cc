@@ -139,6 +139,7 @@ class Streaming : public Job {
     o.cancel = env().cancel;
     o.max_line_bytes = kMaxStreamingLineBytes;
     o.on_line = std::move(on_line);
+    o.reporter = &counters();
     auto child = ChildProcess::Start(std::move(o));
     ThrowIfError(child.status());
     return std::move(child).value();

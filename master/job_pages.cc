@@ -159,6 +159,7 @@ std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
          "<th>locality</th><th>in</th><th>out</th><th>start s</th><th>end s</th><th>run</th>"
          "<th>attempts</th><th>phases (ms)</th></tr>\n" +
          TaskRows(j) + "</table>\n";
+  out += CountersSection(j);
   return out + AttemptLogLinks(j) + PageTail();
 }
 

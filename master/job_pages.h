@@ -20,6 +20,10 @@ std::string JobsPage(const pb::JobListReply& jobs, std::string_view cluster_name
 // timeline (TimelineSvg) inline.
 std::string JobPage(const pb::JobRecord& job, std::string_view cluster_name);
 
+// The counters section of /job/ID: the job's sums and each task's status
+// and counters (counter_pages.cc).
+std::string CountersSection(const pb::JobRecord& job);
+
 // /job/ID/timeline.svg: one row per worker, one <rect class="task"> per task
 // with a recorded start and end (maps blue, reduces orange), x = seconds
 // since submission. Tasks still running have no rect yet.

@@ -11,6 +11,7 @@
 #include "jobs/job.h"
 #include "jobs/streaming.h"
 #include "master/job_name.h"
+#include "common/job_counters.h"
 #include "master/job_tracker.h"
 #include "master/job_tracker_internal.h"
 
@@ -66,6 +67,7 @@ void Summarize(pb::JobRecord* r) {
   if (r->spec().reducers() == 0) {  // map-only: the maps' output is the job's
     for (const pb::MapTaskRecord& m : r->maps()) r->set_output_bytes(r->output_bytes() + m.output_bytes());
   }
+  SumCounters(r);
 }
 
 // The record of a task at `*position` in `records`, cleared, or a new one
@@ -305,6 +307,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
     }
   }
   if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
+  if (metrics_) metrics_->JobCounters(record);
   for (const sched::MapTask& m : state_.job(sid).maps) {
     auto it = active_blocks_.find(m.block);
     if (it != active_blocks_.end() && --it->second == 0) active_blocks_.erase(it);
@@ -331,6 +334,7 @@ void JobTracker::EndUnrecovered(pb::JobRecord record, const std::string& end_sta
   record.set_end_ms(clock_->WallMs());
   Summarize(&record);
   if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
+  if (metrics_) metrics_->JobCounters(record);
   spdlog::warn("job {} {}: {}", id, end_state, error);
 }
 
@@ -375,6 +379,8 @@ pb::MapTaskRecord JobTracker::MakeMapRecord(const ActiveJob& job, const pb::Task
   t->set_start_ms(r.start_wall_ms());
   t->set_end_ms(r.end_wall_ms());
   *t->mutable_phase_ms() = r.phase_ms();
+  *t->mutable_counters() = TaskCounters(r, job.record.spec().reducers() == 0);
+  t->set_status(r.status());
   return record;
 }
 
@@ -395,6 +401,8 @@ pb::ReduceTaskRecord JobTracker::MakeReduceRecord(const ActiveJob& job, const pb
   t->set_start_ms(r.start_wall_ms());
   t->set_end_ms(r.end_wall_ms());
   *t->mutable_phase_ms() = r.phase_ms();
+  *t->mutable_counters() = TaskCounters(r, false);
+  t->set_status(r.status());
   return record;
 }
 
@@ -551,6 +559,7 @@ Status JobTracker::List(pb::JobListReply* reply) const {
     out->clear_maps();
     out->clear_reduces();
     out->clear_attempt_places();
+    out->clear_counters();  // `job show` has them
   }
   return Status::OK();
 }

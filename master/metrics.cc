@@ -63,6 +63,7 @@ MasterMetrics::MasterMetrics() {
                        .Help("Jobs running or waiting to be recovered")
                        .Register(r)
                        .Add({});
+  job_counters_ = &BuildJobCounters(r);
 }
 
 void MasterMetrics::AddBytes(std::string_view kind, const pb::Traffic& t,

@@ -8,8 +8,10 @@
 // one thread anyway.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -20,6 +22,9 @@
 #include "proto/job.pb.h"
 
 namespace mr::master {
+
+// mr_job_counts_total's family, registered in `registry` (counter_metrics.cc).
+prometheus::Family<prometheus::Counter>& BuildJobCounters(prometheus::Registry& registry);
 
 class MasterMetrics {
  public:
@@ -36,6 +41,13 @@ class MasterMetrics {
   void MapDone(const pb::MapTaskRecord& task, const std::string& datacenter);
   // An accepted reduce task: shuffle and output bytes by level.
   void ReduceDone(const pb::ReduceTaskRecord& task, const std::string& datacenter);
+
+  // A finished job's counters (JobRecord.counters) added to
+  // mr_job_counts_total{group,name} (master/counter_metrics.cc). User
+  // counters take at most kMaxUserCounterSeries label pairs, the first
+  // seen; the rest are summed under group="_other", name="_other".
+  void JobCounters(const pb::JobRecord& job);
+  static constexpr size_t kMaxUserCounterSeries = 200;
 
   // Gauges, set before a scrape.
   prometheus::Family<prometheus::Gauge>& workers() { return *workers_; }
@@ -64,6 +76,8 @@ class MasterMetrics {
   prometheus::Gauge* blocks_;
   prometheus::Gauge* under_replicated_;
   prometheus::Gauge* jobs_running_;
+  prometheus::Family<prometheus::Counter>* job_counters_;
+  std::set<std::pair<std::string, std::string>> user_counter_series_;
 };
 
 }  // namespace mr::master

@@ -25,6 +25,7 @@
 #include "common/cli_support.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_logs.h"
+#include "tools/mrctl_counters.h"
 #include "tools/mrctl_tasks.h"
 #include "tools/job_sample.h"
 #include "tools/plugin_describe.h"
@@ -113,7 +114,8 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
       {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
       {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker},
       {"speculator", r.speculator()}, {"backups_launched", r.backups_launched()},
-      {"backups_won", r.backups_won()}, {"speculation_wasted_ms", r.speculation_wasted_ms()}};
+      {"backups_won", r.backups_won()}, {"speculation_wasted_ms", r.speculation_wasted_ms()},
+      {"counters", CountersJson(r.counters())}};
   if (!with_tasks) return j;
   json maps = json::array(), reduces = json::array();
   for (const auto& m : r.maps()) {
@@ -122,7 +124,8 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
                     {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
                     {"run_ms", m.run_ms()}, {"attempts", m.attempts()},
                     {"attempt", m.has_attempt() ? m.attempt() : std::max(0, m.attempts() - 1)},
-                    {"speculative", m.speculative()}});
+                    {"speculative", m.speculative()}, {"status", m.status()},
+                    {"counters", CountersJson(m.counters())}});
     AddTaskTimes(m, &maps.back());
   }
   for (const auto& t : r.reduces()) {
@@ -131,7 +134,8 @@ json JobJson(const pb::JobRecord& r, bool with_tasks) {
                        {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
                        {"attempts", t.attempts()},
                        {"attempt", t.has_attempt() ? t.attempt() : std::max(0, t.attempts() - 1)},
-                       {"speculative", t.speculative()}});
+                       {"speculative", t.speculative()}, {"status", t.status()},
+                       {"counters", CountersJson(t.counters())}});
     AddTaskTimes(t, &reduces.back());
   }
   j["map_tasks"] = maps;
@@ -485,7 +489,11 @@ awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json, bool task
     PrintTasksCsv(r, stdout);
   } else {
     PrintJob(r);
-    if (tasks) PrintTasks(r, stdout);
+    PrintCounters(r, stdout);
+    if (tasks) {
+      PrintTasks(r, stdout);
+      PrintTaskCounters(r, stdout);
+    }
   }
   co_return Status::OK();
 }

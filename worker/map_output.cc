@@ -80,6 +80,7 @@ struct MapOutputBuffer::Impl {
   std::vector<Run> runs;           // current runs, in spill order
   std::vector<std::string> files;  // every file not yet removed (runs, temporary output)
   MapOutputIndex stats;
+  int64_t buffered_records = 0;  // records that went into the sort buffer (not the count table)
   std::vector<int64_t> progress;  // partition_bytes_so_far()
   bool finished = false;
   Status failed;  // set by a failed spill: the buffer is unusable afterwards
@@ -247,6 +248,7 @@ struct MapOutputBuffer::Impl {
     arena.append(key);
     arena.append(value);
     buffered_bytes += size + kRecordOverhead;
+    ++buffered_records;
     progress[static_cast<size_t>(partition)] += size;
     CountRecord(key, value);
     if (buffered_bytes >= options.sort_buffer_bytes) MR_RETURN_IF_ERROR(SpillToRun());
@@ -270,6 +272,7 @@ struct MapOutputBuffer::Impl {
     counts->Sort();
     stats.spills++;
     const size_t n = counts->size();
+    stats.table_records_out += static_cast<int64_t>(n);
     size_t i = 0;
     int64_t offset = 0;
     char digits[24];
@@ -337,6 +340,10 @@ struct MapOutputBuffer::Impl {
     return Status::OK();
   }
 
+  void CountSpilled(const std::vector<SegmentInfo>& segments) {
+    for (const SegmentInfo& s : segments) stats.spilled_records += s.records;
+  }
+
   Status SpillToRun() {
     Status s = WriteRun();
     if (!s.ok()) failed = s;
@@ -348,6 +355,7 @@ struct MapOutputBuffer::Impl {
     MR_ASSIGN_OR_RETURN(Run run, NewRun(&fd));
     MR_RETURN_IF_ERROR(WriteBuffer(fd.get(), run.path, &run.segments));
     MR_RETURN_IF_ERROR(fd.Close(run.path));
+    CountSpilled(run.segments);
     runs.push_back(std::move(run));
     return Status::OK();
   }
@@ -412,6 +420,7 @@ struct MapOutputBuffer::Impl {
       MR_ASSIGN_OR_RETURN(Run out, NewRun(&fd));
       MR_RETURN_IF_ERROR(MergeRuns(group, fd.get(), out.path, &out.segments));
       MR_RETURN_IF_ERROR(fd.Close(out.path));
+      CountSpilled(out.segments);
       for (const Run& r : group) Forget(r.path);
       merged.push_back(std::move(out));
     }
@@ -447,6 +456,8 @@ struct MapOutputBuffer::Impl {
     files.erase(std::remove(files.begin(), files.end(), tmp), files.end());
     for (const Run& r : runs) Forget(r.path);
     runs.clear();
+    CountSpilled(segments);
+    stats.table_records_in = stats.records_in - buffered_records;
     stats.segments = std::move(segments);
     return stats;
   }

@@ -51,6 +51,14 @@ struct MapOutputIndex {
   int64_t raw_bytes_in = 0;    // serialized key+value bytes Add()ed (before combiner): FP raw
   int64_t records_in = 0;
   int64_t spills = 0;
+  // Counters (docs/logs-and-counters.md): records written to disk, in runs
+  // and in the output (each record each time: Hadoop's SPILLED_RECORDS);
+  // records that went into the count table and keys written out of it
+  // (sum_counts: in-mapper combining counts as combining). The combiner's
+  // own calls are counted by the caller, around options.combiner.
+  int64_t spilled_records = 0;
+  int64_t table_records_in = 0;
+  int64_t table_records_out = 0;
 };
 
 // Receives combiner output (see jobs/job.h Emitter).

@@ -212,6 +212,7 @@ Result<std::string> OutputToPut(const pb::TaskSpec& spec, const std::string& loc
 Result<jobs::JobEnv> TaskTracker::EnvFor(Task& task, asio::io_context& io, dfs::DfsClient& client) {
   jobs::JobEnv env;
   env.cancel = &task.cancel;
+  env.counters = &task.counters;
   env.task_timeout_ms = config_.jobs.task_timeout_ms;
   const std::string job_dir = root_ + "/job-" + std::to_string(task.spec.job_id());
   auto get = [&](const std::string& dfs_path, const std::string& local) -> Status {
@@ -409,6 +410,11 @@ Status TaskTracker::RunMap(Task& task) {
   report.set_raw_output_bytes(result.raw_output_bytes);
   report.set_records_in(result.records_in);
   report.set_records_out(result.records_out);
+  if (spec.reducers() > 0) {
+    task.counters.AddFramework(jobs::kCombineInputRecords, result.combine_records_in);
+    task.counters.AddFramework(jobs::kCombineOutputRecords, result.combine_records_out);
+    task.counters.AddFramework(jobs::kSpilledRecords, result.spilled_records);
+  }
   for (const SegmentInfo& s : result.index.segments) {
     report.add_partition_bytes(s.compressed_bytes);
     report.add_partition_raw_bytes(s.raw_bytes);
@@ -589,6 +595,7 @@ Status TaskTracker::PutReduceOutput(Task& task, dfs::DfsClient& client, asio::io
   report.set_output_bytes(output_bytes);
   report.set_output_records(result.output_records);
   report.set_records_in(result.input_records);
+  task.counters.AddFramework(jobs::kReduceInputGroups, result.input_groups);
   return Status::OK();
 }
 

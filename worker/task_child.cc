@@ -41,7 +41,7 @@ class Child {
     if (from_ >= 0) ::close(from_);
     if (pid_ > 0) {
       ::kill(-pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
+      jobs::WaitChild(pid_, nullptr, 0);
     }
     if (drainer_.joinable()) drainer_.join();
   }
@@ -125,7 +125,7 @@ class Child {
 
   Status Kill(const std::string& what) {
     ::kill(-pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    jobs::WaitChild(pid_, nullptr, 0);
     pid_ = -1;
     return Status::Aborted("task process (mr-task) " + what + Tail());
   }
@@ -135,7 +135,7 @@ class Child {
     int status = 0;
     ::close(from_), from_ = -1;
     ::kill(-pid_, SIGKILL);  // if it only closed the pipe
-    ::waitpid(pid_, &status, 0);
+    jobs::WaitChild(pid_, &status, 0);
     pid_ = -1;
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
@@ -153,6 +153,13 @@ class Child {
   int to_ = -1, from_ = -1;
   std::chrono::steady_clock::time_point start_;
 };
+
+// The job's counters and status that mr-task sent, into the attempt's.
+void TakeCounters(const pb::ChildResult& r, jobs::Counters* counters) {
+  if (counters == nullptr) return;
+  for (const pb::Counter& c : r.counters()) counters->Increment(c.group(), c.name(), c.value());
+  if (!r.status().empty()) counters->SetStatus(r.status());
+}
 
 Status ResultStatus(const pb::ChildResult& r) {
   if (r.error().empty()) return Status::OK();
@@ -211,6 +218,7 @@ Result<MapTaskResult> RunMapInChild(const MapTaskSpec& spec, const jobs::LineRea
   t.set_sort_buffer_bytes(spec.sort_buffer_bytes);
   t.set_work_dir(spec.work_dir);
   MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, options, &read, &spec.progress));
+  TakeCounters(r, spec.env.counters);
   MR_RETURN_IF_ERROR(ResultStatus(r));
   MapTaskResult m;
   m.output_path = r.output_path();
@@ -224,6 +232,9 @@ Result<MapTaskResult> RunMapInChild(const MapTaskSpec& spec, const jobs::LineRea
   m.records_in = r.records_in();
   m.raw_output_bytes = r.raw_output_bytes();
   m.records_out = r.records_out();
+  m.combine_records_in = r.combine_records_in();
+  m.combine_records_out = r.combine_records_out();
+  m.spilled_records = r.spilled_records();
   return m;
 }
 
@@ -241,12 +252,14 @@ Result<ReduceTaskResult> RunReduceInChild(const ReduceTaskSpec& spec,
   for (const std::string& s : segments) t.add_segments(s);
   t.set_output(output);
   MR_ASSIGN_OR_RETURN(pb::ChildResult r, Drive(t, options, nullptr, nullptr));
+  TakeCounters(r, spec.env.counters);
   MR_RETURN_IF_ERROR(ResultStatus(r));
   ReduceTaskResult result;
   result.input_records = r.input_records();
   result.input_raw_bytes = r.input_raw_bytes();
   result.output_records = r.output_records();
   result.output_bytes = r.output_bytes();
+  result.input_groups = r.input_groups();
   return result;
 }
 

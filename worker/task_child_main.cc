@@ -35,8 +35,21 @@ void Fill(const Status& s, pb::ChildResult* r) {
   r->set_invalid_argument(s.IsInvalidArgument());
 }
 
+// The job's counters and status into the result.
+void FillCounters(const jobs::CounterSet& counters, pb::ChildResult* r) {
+  for (const jobs::Counter& c : counters.Values()) {
+    pb::Counter* out = r->add_counters();
+    out->set_group(c.group);
+    out->set_name(c.name);
+    out->set_value(c.value);
+  }
+  r->set_status(counters.status());
+}
+
 pb::ChildResult RunMap(const pb::ChildTask& t) {
+  jobs::CounterSet counters;
   MapTaskSpec m;
+  m.env.counters = &counters;
   m.job = t.job();
   m.params = jobs::Params(t.params().begin(), t.params().end());
   m.env.files_dir = t.files_dir();
@@ -85,12 +98,18 @@ pb::ChildResult RunMap(const pb::ChildTask& t) {
   r.set_records_in(result->records_in);
   r.set_raw_output_bytes(result->raw_output_bytes);
   r.set_records_out(result->records_out);
+  r.set_combine_records_in(result->combine_records_in);
+  r.set_combine_records_out(result->combine_records_out);
+  r.set_spilled_records(result->spilled_records);
+  FillCounters(counters, &r);
   return r;
 }
 
 pb::ChildResult RunReduce(const pb::ChildTask& t) {
   pb::ChildResult r;
+  jobs::CounterSet counters;
   ReduceTaskSpec spec;
+  spec.env.counters = &counters;
   spec.job = t.job();
   spec.params = jobs::Params(t.params().begin(), t.params().end());
   spec.env.files_dir = t.files_dir();
@@ -118,6 +137,8 @@ pb::ChildResult RunReduce(const pb::ChildTask& t) {
   r.set_input_raw_bytes(result->input_raw_bytes);
   r.set_output_records(result->output_records);
   r.set_output_bytes(result->output_bytes);
+  r.set_input_groups(result->input_groups);
+  FillCounters(counters, &r);
   return r;
 }
 

@@ -84,23 +84,34 @@ class CountingOutput : public jobs::Emitter {
   int64_t raw_bytes_ = 0;
 };
 
-// ValueStream / NextValueFn over a function.
+// ValueStream / NextValueFn over a function; counts the values taken into
+// *taken when given one.
 class FnValues : public jobs::ValueStream {
  public:
-  explicit FnValues(const NextValueFn& next) : next_(next) {}
-  bool Next(std::string_view* value) override { return next_(value); }
+  explicit FnValues(const NextValueFn& next, int64_t* taken = nullptr) : next_(next), taken_(taken) {}
+  bool Next(std::string_view* value) override {
+    const bool more = next_(value);
+    if (more && taken_ != nullptr) ++*taken_;
+    return more;
+  }
 
  private:
   const NextValueFn& next_;
+  int64_t* taken_;
 };
 
+// Emitter over a function, counting the pairs into *emitted.
 class FnEmitter : public jobs::Emitter {
  public:
-  explicit FnEmitter(const EmitFn& emit) : emit_(emit) {}
-  void Emit(std::string_view key, std::string_view value) override { emit_(key, value); }
+  FnEmitter(const EmitFn& emit, int64_t* emitted) : emit_(emit), emitted_(emitted) {}
+  void Emit(std::string_view key, std::string_view value) override {
+    ++*emitted_;
+    emit_(key, value);
+  }
 
  private:
   const EmitFn& emit_;
+  int64_t* emitted_;
 };
 
 // Counts what a reduce task reads from one segment.
@@ -239,9 +250,9 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
     return job->Partition(key, reducers);
   };
   if (job->has_combiner()) {
-    options.combiner = [&job](std::string_view key, const NextValueFn& next, const EmitFn& emit) {
-      FnValues values(next);
-      FnEmitter out(emit);
+    options.combiner = [&job, &result](std::string_view key, const NextValueFn& next, const EmitFn& emit) {
+      FnValues values(next, &result.combine_records_in);
+      FnEmitter out(emit, &result.combine_records_out);
       job->Combine(key, values, out);
     };
     options.sum_counts =
@@ -268,6 +279,9 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
   MR_ASSIGN_OR_RETURN(result.index, buffer->Finish(result.output_path));
   result.raw_output_bytes = result.index.raw_bytes_in;  // every pair, before the combiner
   result.records_out = result.index.records_in;
+  result.combine_records_in += result.index.table_records_in;
+  result.combine_records_out += result.index.table_records_out;
+  result.spilled_records = result.index.spilled_records;
   return result;
 }
 
@@ -289,6 +303,7 @@ Result<ReduceTaskResult> ReduceTask(const ReduceTaskSpec& spec,
     std::string_view key;
     MR_ASSIGN_OR_RETURN(bool more, merger.NextKey(&key));
     if (!more) break;
+    ++result.input_groups;
     job->Reduce(key, values, out);
     MR_RETURN_IF_ERROR(out.status());
   }

@@ -96,6 +96,13 @@ struct MapTaskResult {
   // combiner (JoSS' raw filter-percentage numerator).
   int64_t raw_output_bytes = 0;
   int64_t records_out = 0;  // pairs emitted by Map and FinishMap
+  // Counters (docs/logs-and-counters.md): records into and out of the
+  // combiner, at every spill and merge (with in-mapper counting, pairs
+  // counted and keys written out of the table); records written to local
+  // disk, runs and output (MapOutputIndex::spilled_records). 0 when map-only.
+  int64_t combine_records_in = 0;
+  int64_t combine_records_out = 0;
+  int64_t spilled_records = 0;
 };
 
 // Runs one map task. `read` reads bytes of spec.file (see LineReader::ReadFn).
@@ -115,6 +122,7 @@ struct ReduceTaskSpec {
 
 struct ReduceTaskResult {
   int64_t input_records = 0;    // records read from all segments
+  int64_t input_groups = 0;     // keys, i.e. Reduce calls
   int64_t input_raw_bytes = 0;  // their serialized key+value bytes
   int64_t output_records = 0;   // pairs emitted by Reduce and FinishReduce
   int64_t output_bytes = 0;     // bytes handed to `write`

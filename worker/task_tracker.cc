@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "jobs/child_process.h"
 #include "worker/segment_recompress.h"
 
 namespace mr::worker {
@@ -136,6 +137,7 @@ void TaskTracker::RunTask(Task* task) {
                std::chrono::system_clock::now().time_since_epoch()).count();
   };
   task->report.set_start_wall_ms(wall_ms());
+  const int64_t cpu_us = jobs::ThreadCpuUs(), child_cpu_us = jobs::ReapedChildCpuUs();
   if (metrics_) metrics_->TaskStarted(task->spec.is_map());
   const pb::TaskSpec& spec = task->spec;
   LogStart(*task);
@@ -159,6 +161,20 @@ void TaskTracker::RunTask(Task* task) {
   r.set_run_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now() - start).count());
   r.set_end_wall_ms(wall_ms());
+  // CPU: this thread's and that of the children it reaped (streaming
+  // commands, mr-task): docs/logs-and-counters.md.
+  task->counters.AddFramework(jobs::kCpuMilliseconds,
+                              (jobs::ThreadCpuUs() - cpu_us + jobs::ReapedChildCpuUs() - child_cpu_us) / 1000);
+  if (const int64_t dropped = task->counters.dropped(); dropped > 0) {
+    task->counters.AddFramework(jobs::kUserCountersDropped, dropped);
+  }
+  for (const jobs::Counter& c : task->counters.Values()) {
+    pb::Counter* out = r.add_counters();
+    out->set_group(c.group);
+    out->set_name(c.name);
+    out->set_value(c.value);
+  }
+  r.set_status(task->counters.status());
   const bool keep_output = s.ok() && spec.is_map() && spec.reducers() > 0;
   if (s.ok()) {
     r.set_state(pb::TaskReport::SUCCEEDED);

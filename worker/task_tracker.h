@@ -44,6 +44,7 @@
 #include "dfs/block_store.h"
 #include "dfs/client.h"
 #include "dfs/link_rates.h"
+#include "jobs/counters.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
 #include "worker/disk_health.h"
@@ -114,6 +115,7 @@ class TaskTracker {
     std::vector<int64_t> partition_bytes; // a map's output so far (MapTaskSpec::progress)
     pb::TaskReport report;                // filled by the task's thread
     std::shared_ptr<TaskLog> log;         // set before the thread starts; never null
+    jobs::CounterSet counters;            // the attempt's (JobEnv::counters), into its report
     MapOutput output;                     // a finished map's output
     std::thread thread;
   };

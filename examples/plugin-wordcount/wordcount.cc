@@ -5,7 +5,9 @@
 //     mrctl job run ./libwordcount_plugin.so -i /in -o /out -r 4 --wait
 //
 // A word is a maximal run of bytes that are not ASCII whitespace; output
-// `word\tcount`, exactly as the built-in wordcount's.
+// `word\tcount`, exactly as the built-in wordcount's. It also counts the
+// lines without a word as a user counter (wordcount/EMPTY_LINES) and says
+// each map's longest word in its status (jobs/counters.h).
 #include <memory>
 #include <string>
 
@@ -20,7 +22,17 @@ class WordCount : public Job {
  public:
   // Called once per line of the split: emits (word, "1") for every word.
   void Map(std::string_view line, const LineInfo&, Emitter& out) override {
-    ForEachWord(line, [&](std::string_view word) { out.Emit(word, "1"); });
+    bool empty = true;
+    ForEachWord(line, [&](std::string_view word) {
+      out.Emit(word, "1");
+      empty = false;
+      if (word.size() > longest_) longest_ = word.size();
+    });
+    if (empty) counters().Increment("wordcount", "EMPTY_LINES", 1);
+  }
+  // Called after the split's last line.
+  void FinishMap(Emitter&) override {
+    counters().SetStatus("longest word: " + std::to_string(longest_) + " bytes");
   }
   // Called once per word, words in bytewise order: emits (word, sum). Also
   // the combiner.
@@ -30,6 +42,9 @@ class WordCount : public Job {
   bool has_combiner() const override { return true; }
   // Combine is Reduce, exactly a sum: map tasks may count in a hash table.
   CombinerKind combiner_kind() const override { return CombinerKind::kSumCounts; }
+
+ private:
+  size_t longest_ = 0;  // of this map task's words
 };
 
 const JobInfo kJob = {

@@ -146,6 +146,12 @@ TEST_F(StatusPageTest, PagesShowTheJobItsTasksAndTheDfs) {
     EXPECT_GE(Count(page.body, "<td>" + worker + "</td>"), n.get<int>()) << worker;
   EXPECT_EQ(Count(page.body, "<tr class=\"task\"><td>map</td>"), job_["maps_total"].get<int>());
   EXPECT_NE(page.body.find("<tr><th>policy</th><td>fifo"), std::string::npos);
+  // The counters section: the job's sums, a row per task.
+  const std::string lines = Shell("wc -l < " + Quote(input_)).out;
+  EXPECT_NE(page.body.find("<tr><td>framework</td><td>MAP_INPUT_RECORDS</td><td class=\"n\">" +
+                           lines.substr(0, lines.find('\n')) + "</td></tr>"),
+            std::string::npos) << page.body;
+  EXPECT_EQ(Count(page.body, "<tr class=\"task-counters\">"), tasks);
   Response svg = Get(master_port_, "/job/" + id + "/timeline.svg");
   ASSERT_EQ(svg.status, 200);
   EXPECT_EQ(svg.body.rfind("<svg", 0), 0u);
@@ -250,6 +256,11 @@ TEST_F(StatusPageTest, MetricsPassPromtool) {
     EXPECT_NE(m.find(name), std::string::npos) << name << "\n" << m;
   }
   EXPECT_EQ(m.find("mr_heartbeats_total 0\n"), std::string::npos);
+  // The finished job's counters, summed.
+  const std::string lines = Shell("wc -l < " + Quote(input_)).out;
+  EXPECT_NE(m.find("mr_job_counts_total{group=\"framework\",name=\"MAP_INPUT_RECORDS\"} " +
+                   lines.substr(0, lines.find('\n')) + "\n"),
+            std::string::npos) << m;
   const std::string w = Get(worker_port_, "/metrics").body;
   EXPECT_NE(w.find("mr_worker_tasks_total{"), std::string::npos) << w;
   EXPECT_NE(w.find("mr_worker_task_bytes_total{"), std::string::npos) << w;

@@ -482,6 +482,69 @@ TEST_F(TaskRunnerTest, RawOutputBytesCountMapOutputBeforeTheCombiner) {
   EXPECT_EQ(big_with.input_bytes, length);
 }
 
+// Counters (docs/logs-and-counters.md): the combiner's records in and out
+// whichever way it combines (the count table or Combine calls), records
+// written to disk at every spill and merge, and a reduce's key groups.
+TEST_F(TaskRunnerTest, CountsCombineSpillAndReduceGroups) {
+  const std::string file = dir_ + "/counted.txt";
+  WriteFile(file, "a b a\nb a\n");  // 5 pairs, 2 keys
+  struct Way {
+    jobs::Params params;
+    bool aggregate;
+    int64_t combine_in, combine_out, spilled;
+  };
+  for (const Way& w : {Way{{}, true, 5, 2, 2}, Way{{}, false, 5, 2, 2}, Way{{{"combiner", "false"}}, true, 0, 0, 5}}) {
+    MapTaskSpec spec;
+    spec.job = "wordcount";
+    spec.params = w.params;
+    spec.file = file;
+    spec.file_length = spec.split_length = 10;
+    spec.aggregate_counts = w.aggregate;
+    spec.work_dir = dir_ + "/counted-" + std::to_string(w.aggregate) + std::to_string(w.params.size());
+    fs::create_directories(spec.work_dir);
+    Result<MapTaskResult> r = RunMapTask(spec, PreadFn(file));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    SCOPED_TRACE(spec.work_dir);
+    EXPECT_EQ(r->combine_records_in, w.combine_in);
+    EXPECT_EQ(r->combine_records_out, w.combine_out);
+    EXPECT_EQ(r->spilled_records, w.spilled);
+
+    auto segment = SegmentReader::FromFile(r->output_path, r->index.segments[0].offset,
+                                           r->index.segments[0].compressed_bytes);
+    ASSERT_TRUE(segment.ok());
+    std::vector<std::unique_ptr<SegmentReader>> inputs;
+    inputs.push_back(std::move(*segment));
+    Result<ReduceTaskResult> reduced = RunReduceTask(ReduceTaskSpec{"wordcount", {}, 0, 1}, std::move(inputs),
+                                                     [](std::string_view) { return Status::OK(); });
+    ASSERT_TRUE(reduced.ok()) << reduced.status().ToString();
+    EXPECT_EQ(reduced->input_groups, 2);
+    EXPECT_EQ(reduced->input_records, w.spilled);
+  }
+  // With spills (a 16 KiB buffer): each run's records, the merge's and the
+  // output's are all spilled records; every pair went into the combiner.
+  const int64_t length = static_cast<int64_t>(fs::file_size(text_));
+  for (bool aggregate : {false, true}) {
+    MapTaskSpec spec;
+    spec.job = "wordcount";
+    spec.reducers = 2;
+    spec.file = text_;
+    spec.file_length = spec.split_length = length;
+    spec.sort_buffer_bytes = 16 << 10;
+    spec.aggregate_counts = aggregate;
+    spec.work_dir = dir_ + "/spilled-" + std::to_string(aggregate);
+    fs::create_directories(spec.work_dir);
+    Result<MapTaskResult> r = RunMapTask(spec, PreadFn(text_));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    int64_t final_records = 0;
+    for (const SegmentInfo& s : r->index.segments) final_records += s.records;
+    if (!aggregate) ASSERT_GT(r->index.spills, 1);
+    if (r->index.spills > 1) EXPECT_GT(r->spilled_records, final_records);
+    EXPECT_GE(r->spilled_records, final_records);
+    EXPECT_GE(r->combine_records_in, r->records_out);
+    EXPECT_GE(r->combine_records_out, final_records);
+  }
+}
+
 // A running map reports its output per partition before every read of
 // input (about every MiB): the figures only grow, and end at or below the
 // finished segments' sizes (for a job without a combiner, just below: the
