@@ -52,9 +52,9 @@ class LiveViewTest : public JobTest {
 // page's token; accepted with all three, and the job ends killed with its
 // stopped attempts listed.
 TEST_F(LiveViewTest, RunningAttemptsAndTheKillButton) {
-  LocalCluster c(2, 1, "--block-size 4096 --heartbeat-ms 100 --master-option 'http_require_secret = true'");
-  Start(c);
-  Put(c, Lines(work_ + "/in.txt", 256), "/in/slow.txt");  // 4 blocks: 4 maps
+  LocalCluster c(2, 1, "--block-size 65536 --heartbeat-ms 100 --master-option 'http_require_secret = true'");
+  ASSERT_NO_FATAL_FAILURE(Start(c));
+  Put(c, Lines(work_ + "/in.txt", 4096), "/in/slow.txt");  // 4 blocks: 4 maps
   CommandResult run = c.Mrctl("job run streaming --mapper 'sh -c \"sleep 60; cat\"' --reducer cat "
                               "-i /in/slow.txt -o /out/slow -r 1 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -126,7 +126,7 @@ TEST_F(LiveViewTest, RunningAttemptsAndTheKillButton) {
 // next to it: list (JSON, CSV, /jobs) and show give the same FP, not 0.
 TEST_F(LiveViewTest, FailedAttemptsAndTheFpOfLists) {
   LocalCluster c(2, 1, "--block-size 65536 --heartbeat-ms 100");
-  Start(c);
+  ASSERT_NO_FATAL_FAILURE(Start(c));
   Put(c, Lines(work_ + "/small.txt", 100), "/in/small.txt");  // one block, one map
   CommandResult failed = c.Mrctl("job run streaming --mapper 'sh -c \"echo doomed >&2; exit 3\"' "
                                  "-i /in/small.txt -o /out/failed -r 0 --wait --json");
