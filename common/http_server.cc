@@ -52,13 +52,8 @@ bool UrlDecode(std::string_view text, bool query, std::string* out) {
   return true;
 }
 
-// Splits "/path?a=1&b=2" into `req`; false when malformed.
-bool ParseTarget(std::string_view target, HttpRequest* req) {
-  if (target.empty() || target[0] != '/') return false;
-  const size_t q = target.find('?');
-  if (!UrlDecode(target.substr(0, q), false, &req->path)) return false;
-  if (q == std::string_view::npos) return true;
-  std::string_view rest = target.substr(q + 1);
+// "a=1&b=2" into `fields`; false when malformed.
+bool ParseFields(std::string_view rest, std::map<std::string, std::string>* fields) {
   while (!rest.empty()) {
     const size_t amp = rest.find('&');
     const std::string_view pair = rest.substr(0, amp);
@@ -66,11 +61,26 @@ bool ParseTarget(std::string_view target, HttpRequest* req) {
     std::string key, value;
     if (!UrlDecode(pair.substr(0, eq), true, &key)) return false;
     if (eq != std::string_view::npos && !UrlDecode(pair.substr(eq + 1), true, &value)) return false;
-    if (!key.empty()) req->query[key] = value;
+    if (!key.empty()) (*fields)[key] = value;
     if (amp == std::string_view::npos) break;
     rest = rest.substr(amp + 1);
   }
   return true;
+}
+
+// Splits "/path?a=1&b=2" into `req`; false when malformed.
+bool ParseTarget(std::string_view target, HttpRequest* req) {
+  if (target.empty() || target[0] != '/') return false;
+  const size_t q = target.find('?');
+  if (!UrlDecode(target.substr(0, q), false, &req->path)) return false;
+  return q == std::string_view::npos || ParseFields(target.substr(q + 1), &req->query);
+}
+
+// A header's value, or "" (`name`: an http::field or a string).
+template <typename Name>
+std::string Header(const http::request<http::string_body>& req, Name name) {
+  const auto it = req.find(name);
+  return it == req.end() ? std::string() : std::string(it->value().data(), it->value().size());
 }
 
 http::response<http::string_body> Plain(http::status status, unsigned version, std::string line) {
@@ -84,7 +94,8 @@ http::response<http::string_body> Plain(http::status status, unsigned version, s
 
 // The answer to one well-formed request: 401 without the right secret
 // where one is needed (or with a wrong one anywhere), 405 for methods other
-// than GET and HEAD, 400 for a bad target, else the handler's response.
+// than GET and HEAD (and POST where allowed), 400 for a bad target or form,
+// else the handler's response.
 // *close: end the connection after it; *rejected: a 400 or 401.
 http::response<http::string_body> Answer(const http::request<http::string_body>& req,
                                          const HttpServerOptions& options, bool loopback,
@@ -108,15 +119,21 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
     res.set(http::field::www_authenticate, "Bearer realm=\"mr\"");
     return res;
   }
-  if (req.method() != http::verb::get && req.method() != http::verb::head) {
-    return Plain(http::status::method_not_allowed, req.version(), "only GET and HEAD are served");
+  const bool post = req.method() == http::verb::post && options.allow_post;
+  if (req.method() != http::verb::get && req.method() != http::verb::head && !post) {
+    return Plain(http::status::method_not_allowed, req.version(),
+                 options.allow_post ? "only GET, HEAD and POST are served" : "only GET and HEAD are served");
   }
   HttpRequest request;
   request.method.assign(req.method_string().data(), req.method_string().size());
-  if (!ParseTarget(std::string_view(req.target().data(), req.target().size()), &request)) {
+  if (!ParseTarget(std::string_view(req.target().data(), req.target().size()), &request) ||
+      (post && !ParseFields(req.body(), &request.form))) {
     *rejected = true;
-    return Plain(http::status::bad_request, req.version(), "malformed request target");
+    return Plain(http::status::bad_request, req.version(), "malformed request target or form");
   }
+  request.host = Header(req, http::field::host);
+  request.origin = Header(req, http::field::origin);
+  request.fetch_site = Header(req, std::string_view("Sec-Fetch-Site"));
   HttpResponse out;
   try {
     out = handler(request);
@@ -126,6 +143,7 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
   http::response<http::string_body> res{static_cast<http::status>(out.status), req.version()};
   res.set(http::field::content_type, out.content_type);
   res.set(http::field::cache_control, "no-store");
+  if (!out.location.empty()) res.set(http::field::location, out.location);
   res.body() = std::move(out.body);
   res.keep_alive(req.keep_alive());
   *close = !req.keep_alive();

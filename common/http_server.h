@@ -1,7 +1,7 @@
 // HttpServer: a small HTTP/1.1 server (Boost.Beast) for the status pages and
 // /metrics of mr-master and mr-worker (docs/status-page.md). It runs on the
 // daemon's own io_context; the daemon hands it one handler that turns a GET
-// into a response.
+// (or, where allowed, a form POST) into a response.
 //
 // What it guards against (the daemon keeps serving through all of it):
 //   - credentials: off a loopback address (or with require_secret) every
@@ -34,15 +34,23 @@
 namespace mr {
 
 struct HttpRequest {
-  std::string method;                         // "GET", "HEAD"
+  std::string method;                         // "GET", "HEAD", "POST"
   std::string path;                           // "/dfs", percent-decoded
   std::map<std::string, std::string> query;   // ?path=/x → {"path", "/x"}, decoded
+  // POST: the fields of an application/x-www-form-urlencoded body, decoded.
+  std::map<std::string, std::string> form;
+  // Headers a handler checks before acting on a POST (a request from
+  // another site's page): "" when absent.
+  std::string host;                           // Host
+  std::string origin;                         // Origin
+  std::string fetch_site;                     // Sec-Fetch-Site
 };
 
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/html; charset=utf-8";
   std::string body;
+  std::string location;                       // set: a Location header (a 303's target)
 };
 
 struct HttpServerOptions {
@@ -54,6 +62,9 @@ struct HttpServerOptions {
   uint32_t max_header_bytes = 16 << 10;
   // Request body (GETs have none). Default: 16 KiB.
   uint64_t max_body_bytes = 16 << 10;
+  // POST requests reach the handler (they pass the same credential check
+  // as a GET); without it they get 405. Default: false.
+  bool allow_post = false;
   // Open connections. Default: 32.
   int max_connections = 32;
   // Deadline for reading one request and writing its response. Default: 10 s.

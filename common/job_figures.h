@@ -3,6 +3,7 @@
 // master (logs, the FP table) and mrctl (job show); pure computation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "proto/job.pb.h"
@@ -24,5 +25,19 @@ struct JobFigures {
   int64_t jtt_ms = 0;                  // end - submit (0 while running)
 };
 JobFigures Figures(const pb::JobRecord& record);
+
+// The accepted attempt of a task's record: its `attempt`, or in records
+// older than that field attempts − 1.
+template <typename Record>
+int32_t AcceptedAttempt(const Record& r) {
+  return r.has_attempt() ? r.attempt() : std::max(0, r.attempts() - 1);
+}
+
+
+// The mean over the record's maps of raw output / input and of wire output
+// / input (JoSS §4), from its task records; maps that read nothing are left
+// out. The JobTracker keeps them in the record's fp_raw and fp_wire, which
+// Figures reads when present (a listed record carries no tasks).
+void MapFilteringFigures(const pb::JobRecord& record, double* fp_raw, double* fp_wire);
 
 }  // namespace mr::master

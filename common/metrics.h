@@ -19,10 +19,13 @@ inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; c
 // Counts every call `server` handles into
 // mr_rpc_requests_total{method, outcome} (outcome: "OK" or the Status code
 // name, e.g. "NotFound"; calls to unknown methods count as method
-// "unknown"). `registry` must outlive `server`. Call before server.Start().
+// "unknown"), and its handling time into the histogram
+// mr_rpc_duration_seconds{method}. `registry` must outlive `server`. Call
+// before server.Start().
 void CountRpcs(RpcServer& server, prometheus::Registry& registry);
 
-// Everything in `registry`, in the text exposition format (version 0.0.4).
+// Everything in `registry`, then the process_* families and mr_build_info
+// (common/process_metrics.h), in the text exposition format (version 0.0.4).
 std::string MetricsText(const prometheus::Registry& registry);
 
 }  // namespace mr

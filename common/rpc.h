@@ -330,11 +330,12 @@ class RpcServer {
   ~RpcServer();
 
   void Handle(const std::string& method, Handler handler);
-  // Called after every handled call with its method and result (unknown
-  // methods as "unknown"); for /metrics (common/metrics.h). Set before
-  // Start(); called on the connection's executor, so it must be thread-safe
-  // where the server runs on several threads. Default: none.
-  using CallObserver = std::function<void(const std::string& method, const Status& result)>;
+  // Called after every handled call with its method, result (unknown
+  // methods as "unknown") and the seconds from its arrival to its handler's
+  // end; for /metrics (common/metrics.h). Set before Start(); called on the
+  // connection's executor, so it must be thread-safe where the server runs
+  // on several threads. Default: none.
+  using CallObserver = std::function<void(const std::string& method, const Status& result, double seconds)>;
   void set_call_observer(CallObserver observer) { observer_ = std::move(observer); }
 
   // A handler for request/reply methods with protobuf messages.

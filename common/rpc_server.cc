@@ -177,11 +177,12 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string a
                    conn->remote_endpoint());
       // A named Status, not a temporary: see docs/development.md on GCC 12.
       const Status unknown = Status::InvalidArgument("unknown method '" + request.method() + "'");
-      if (observer_) observer_("unknown", unknown);
+      if (observer_) observer_("unknown", unknown, 0.0);
       co_await conn->SendError(unknown);
       continue;
     }
     ServerCall call{*conn, request, data};
+    const auto arrived = std::chrono::steady_clock::now();
     Status result;
     try {
       result = co_await it->second(call);
@@ -189,7 +190,10 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string a
       result = Status::Internal(std::string("handler ") + request.method() + " threw: " + e.what());
       spdlog::error("{}: {}", name_, result.ToString());
     }
-    if (observer_) observer_(request.method(), result);
+    if (observer_) {
+      observer_(request.method(), result,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
+    }
     if (!call.replied) {
       // (Not a ?: expression: GCC 12 miscompiles co_await inside one.)
       Status sent;

@@ -5,7 +5,7 @@
 #   deploy/local-cluster.sh up --workers N --datacenters K [--racks R]
 #        [--scheduler NAME] [--scheduler-seed N] [--block-size BYTES] [--replication N]
 #        [--placement POLICY] [--heartbeat-ms MS] [--dfs-option 'KEY = VALUE']... [--join] [--dir DIR]
-#        [--tls off|inter-dc|all] [--dc-addresses] [--http] [--master-option 'KEY = VALUE']...
+#        [--tls off|inter-dc|all] [--dc-addresses] [--no-http] [--master-option 'KEY = VALUE']...
 #        [--cluster-option 'KEY = VALUE']... [--jobs-option 'KEY = VALUE']... [--cpu wI=PCT]...
 #        [--speculation NAME] [--speculation-param 'KEY = VALUE']...
 #      --speculation: the speculator ([speculation] name: none, hadoop, late;
@@ -13,8 +13,9 @@
 #        line of [speculation.params]
 #      --tls: a cluster CA and a certificate per process in DIR/tls (mrctl cert);
 #      --dc-addresses: datacenter k listens on 127.0.0.k (the master on 127.0.0.1, in dc1)
-#      --http: the master's status pages and every worker's /metrics on a free port each
-#        (master.http_address, worker http_address; docs/status-page.md)
+#      the master's status pages and every worker's /metrics are on a free loopback port
+#        each (master.http_address, worker http_address; docs/status-page.md); `up` prints
+#        the status page's address. --no-http: none. (--http, the old opt-in, is accepted.)
 #      --cpu wI=PCT: worker wI capped at PCT % of one core (1..400; repeatable), a
 #        cgroup v1 cpu group per worker, removed by down (docs/testbed.md, "CPU shares")
 #   deploy/local-cluster.sh add-worker NAME --datacenter DC [--rack R] [--worker-flag FLAG]... [--dir DIR]
@@ -71,10 +72,10 @@ fi
 
 workers=3 dcs=2 racks=0 scheduler=fifo scheduler_seed=1 block_size=$((64 << 20)) replication=2 placement=hdfs hb_ms=300
 dfs_options=() join=0 label_dc="" label_rack="" worker_flags=()
-tls="" dc_addresses=0 http=0 master_options=() cluster_options=() jobs_options=() cpus=() at="" for=""
+tls="" dc_addresses=0 http=1 master_options=() cluster_options=() jobs_options=() cpus=() at="" for=""
 speculation=late speculation_params=()
 while [[ $# -gt 0 ]]; do
-  case "$1" in --join|--dc-addresses|--http) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
+  case "$1" in --join|--dc-addresses|--http|--no-http) ;; --*) [[ $# -ge 2 ]] || die "$1 needs a value" ;; esac
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
     --datacenters) dcs="$2"; shift 2 ;;
@@ -96,6 +97,7 @@ while [[ $# -gt 0 ]]; do
     --tls) tls="$2"; shift 2 ;;
     --dc-addresses) dc_addresses=1; shift ;;
     --http) http=1; shift ;;
+    --no-http) http=0; shift ;;
     --master-option) master_options+=("$2"); shift 2 ;;  # one more line in [master]
     --cluster-option) cluster_options+=("$2"); shift 2 ;;  # one more line in [cluster]
     --jobs-option) jobs_options+=("$2"); shift 2 ;;  # one more line in [jobs]

@@ -8,13 +8,16 @@
 
 namespace mr::master {
 
-std::string PageHead(std::string_view title, std::string_view cluster_name) {
+std::string PageHead(std::string_view title, std::string_view cluster_name, int refresh_s) {
   std::string t = HtmlEscape(title);
-  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + t + " · " +
+  const std::string refresh =
+      refresh_s > 0 ? "<meta http-equiv=\"refresh\" content=\"" + std::to_string(refresh_s) + "\">" : "";
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" + refresh + "<title>" + t + " · " +
          HtmlEscape(cluster_name) +
          "</title>\n<style>body{font:14px sans-serif;margin:1em 2em}table{border-collapse:collapse}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#eee}"
-         "td.n{text-align:right}nav a{margin-right:1em}.bad{color:#b00}</style></head>\n<body>"
+         "td.n{text-align:right}nav a{margin-right:1em}.bad{color:#b00}form.kill{margin:1em 0}"
+         "</style></head>\n<body>"
          "<nav><a href=\"/\">cluster</a><a href=\"/dfs\">dfs</a><a href=\"/jobs\">jobs</a>"
          "<a href=\"/metrics\">metrics</a></nav>\n<h1>" +
          t + "</h1>\n";

@@ -11,7 +11,9 @@
 namespace mr::master {
 
 // "<!doctype html>…<body><nav>…</nav><h1>title</h1>" (title escaped here).
-std::string PageHead(std::string_view title, std::string_view cluster_name);
+// refresh_s > 0: the browser reloads the page every refresh_s seconds (a
+// page showing something that runs).
+std::string PageHead(std::string_view title, std::string_view cluster_name, int refresh_s = 0);
 // "</body></html>".
 std::string PageTail();
 // 1536 → "1.5 KiB".

@@ -102,7 +102,7 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
     ActiveJob* job = Find(id);
     // Still that attempt (an earlier failure in this loop may have ended the job or the task).
     if (job != nullptr && AttemptOn(state_, job->sid, is_map, index, node) == attempt) {
-      TaskFailed(*job, is_map, index, node, "the worker does not run it", false);
+      TaskFailed(*job, is_map, index, node, "the worker does not run it", AttemptEnd::kLost);
     }
   }
   for (auto& ref : kills_[req.worker_id()]) *reply->add_kills() = std::move(ref);

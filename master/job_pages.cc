@@ -9,6 +9,7 @@
 #include "common/http_server.h"
 #include "master/html.h"
 #include "common/job_figures.h"
+#include "common/job_why.h"
 #include "master/job_name.h"
 #include "master/log_pages.h"
 
@@ -55,6 +56,74 @@ std::string Phases(const google::protobuf::Map<std::string, int64_t>& phases) {
 
 int64_t Total(const pb::Traffic& t) { return t.local() + t.same_dc() + t.other_dc(); }
 
+std::string LogLink(int64_t job, bool is_map, int32_t index, int32_t attempt) {
+  return "<a href=\"" + HtmlEscape(TaskLogLink(job, is_map, index, attempt)) + "\">log</a>";
+}
+
+// The running attempts: progress, rate (progress per second since the
+// launch), start, how long since the last report; backups marked.
+std::string RunningTable(const pb::JobRecord& j) {
+  std::string out = "<h2>Running attempts (" + std::to_string(j.running_attempts_size()) +
+                    ")</h2>\n<table id=\"running\"><tr><th>kind</th><th>#</th><th>attempt</th>"
+                    "<th>node</th><th>progress</th><th>rate</th><th>start s</th><th>log</th></tr>\n";
+  for (const pb::AttemptRecord& a : j.running_attempts()) {
+    out += "<tr class=\"attempt\"><td>" + std::string(a.is_map() ? "map" : "reduce") + "</td><td class=\"n\">" +
+           std::to_string(a.index()) + "</td><td class=\"n\">" + std::to_string(a.attempt()) +
+           (a.speculative() ? " (backup)" : "") + "</td><td>" + HtmlEscape(a.node()) +
+           "</td><td class=\"n\">" + Percent(a.progress()) + "</td><td class=\"n\">" +
+           Fixed(a.progress_rate() * 100, "%.1f") + "%/s</td><td class=\"n\">" +
+           Since(a.start_ms(), j.submit_ms()) + "</td><td>" +
+           LogLink(j.id(), a.is_map(), a.index(), a.attempt()) + "</td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+// Every failed, killed or lost attempt the record keeps, with its error.
+std::string EndedTable(const pb::JobRecord& j) {
+  std::string out = "<h2>Failed and killed attempts (" +
+                    std::to_string(j.ended_attempts_size() + j.ended_attempts_dropped()) + ")</h2>\n";
+  if (j.ended_attempts_dropped() > 0) {
+    out += "<p>the first " + std::to_string(j.ended_attempts_dropped()) + " are not listed</p>\n";
+  }
+  out += "<table id=\"ended\"><tr><th>kind</th><th>#</th><th>attempt</th><th>node</th><th>state</th>"
+         "<th>progress</th><th>start s</th><th>end s</th><th>error</th><th>log</th></tr>\n";
+  for (const pb::AttemptRecord& a : j.ended_attempts()) {
+    out += "<tr class=\"attempt\"><td>" + std::string(a.is_map() ? "map" : "reduce") + "</td><td class=\"n\">" +
+           std::to_string(a.index()) + "</td><td class=\"n\">" + std::to_string(a.attempt()) +
+           (a.speculative() ? " (backup)" : "") + "</td><td>" + HtmlEscape(a.node()) + "</td><td>" +
+           HtmlEscape(a.state()) + "</td><td class=\"n\">" + Percent(a.progress()) +
+           "</td><td class=\"n\">" + Since(a.start_ms(), j.submit_ms()) + "</td><td class=\"n\">" +
+           Since(a.end_ms(), j.submit_ms()) + "</td><td class=\"bad\">" + HtmlEscape(a.error()) +
+           "</td><td>" + LogLink(j.id(), a.is_map(), a.index(), a.attempt()) + "</td></tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+// Why the job took as long as it did (job_why.h), once it ended.
+std::string WhySection(const pb::JobRecord& j) {
+  if (j.state() == "running") return "";
+  const WhyReport why = ExplainJob(j);
+  if (why.critical_path.empty()) return "";
+  std::string out = "<h2>Why it took this long</h2>\n<dl id=\"why\">";
+  const auto add = [&out](const char* title, const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    out += std::string("<dt>") + title + "</dt>";
+    for (const std::string& line : lines) out += "<dd>" + HtmlEscape(line) + "</dd>";
+  };
+  add("critical path", why.critical_path);
+  add("time lost", why.time_lost);
+  add("slowest", why.slowest);
+  return out + "</dl>\n";
+}
+
+// The button that kills a running job: a same-origin POST with the token.
+std::string KillForm(const pb::JobRecord& j, std::string_view token) {
+  if (j.state() != "running" || token.empty()) return "";
+  return "<form class=\"kill\" method=\"post\" action=\"/job/" + std::to_string(j.id()) +
+         "/kill\"><input type=\"hidden\" name=\"token\" value=\"" + HtmlEscape(token) +
+         "\"><button type=\"submit\">Kill job " + std::to_string(j.id()) + "</button></form>\n";
+}
+
 std::string JobRow(const pb::JobRecord& j) {
   const JobFigures f = Figures(j);
   const std::string id = std::to_string(j.id());
@@ -88,7 +157,8 @@ std::string TaskRows(const pb::JobRecord& j) {
            FormatBytes(t.output_bytes()) + "</td><td class=\"n\">" + Since(t.start_ms(), j.submit_ms()) +
            "</td><td class=\"n\">" + Since(t.end_ms(), j.submit_ms()) + "</td><td class=\"n\">" +
            FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) + (t.speculative() ? " (backup won)" : "") +
-           "</td><td>" + Phases(t.phase_ms()) + "</td></tr>\n";
+           "</td><td>" + Phases(t.phase_ms()) + "</td><td>" + LogLink(j.id(), true, t.index(), AcceptedAttempt(t)) +
+           "</td></tr>\n";
   }
   for (const pb::ReduceTaskRecord& t : j.reduces()) {
     out += "<tr class=\"task\"><td>reduce</td><td class=\"n\">" + std::to_string(t.index()) +
@@ -97,7 +167,8 @@ std::string TaskRows(const pb::JobRecord& j) {
            FormatBytes(t.output_bytes()) + "</td><td class=\"n\">" + Since(t.start_ms(), j.submit_ms()) +
            "</td><td class=\"n\">" + Since(t.end_ms(), j.submit_ms()) + "</td><td class=\"n\">" +
            FormatMs(t.run_ms()) + "</td><td class=\"n\">" + std::to_string(t.attempts()) + (t.speculative() ? " (backup won)" : "") +
-           "</td><td>" + Phases(t.phase_ms()) + "</td></tr>\n";
+           "</td><td>" + Phases(t.phase_ms()) + "</td><td>" + LogLink(j.id(), false, t.index(), AcceptedAttempt(t)) +
+           "</td></tr>\n";
   }
   return out;
 }
@@ -117,7 +188,7 @@ std::string JobsPage(const pb::JobListReply& jobs, std::string_view cluster_name
   const auto newest_first = [](const pb::JobRecord* a, const pb::JobRecord* b) { return a->id() > b->id(); };
   std::sort(running.begin(), running.end(), newest_first);
   std::sort(done.begin(), done.end(), newest_first);
-  std::string out = PageHead("Jobs", cluster_name);
+  std::string out = PageHead("Jobs", cluster_name, running.empty() ? 0 : kRefreshSeconds);
   out += "<h2>Running (" + std::to_string(running.size()) + ")</h2>\n<table id=\"running\">" + kJobHeader;
   for (const pb::JobRecord* j : running) out += JobRow(*j);
   out += "</table>\n<h2>History (" + std::to_string(done.size()) + ")</h2>\n<table id=\"history\">" + kJobHeader;
@@ -125,9 +196,11 @@ std::string JobsPage(const pb::JobListReply& jobs, std::string_view cluster_name
   return out + "</table>\n" + PageTail();
 }
 
-std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
+std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name, std::string_view kill_token) {
   const JobFigures f = Figures(j);
-  std::string out = PageHead("Job " + std::to_string(j.id()) + ": " + ShownJobName(j.spec()), cluster_name);
+  const bool running = j.state() == "running";
+  std::string out = PageHead("Job " + std::to_string(j.id()) + ": " + ShownJobName(j.spec()), cluster_name,
+                             running ? kRefreshSeconds : 0);
   std::string params, inputs, policy_params;
   for (const auto& [k, v] : std::map<std::string, std::string>(j.spec().params().begin(), j.spec().params().end())) {
     params += HtmlEscape(k) + "=" + HtmlEscape(v) + " ";
@@ -153,11 +226,12 @@ std::string JobPage(const pb::JobRecord& j, std::string_view cluster_name) {
          "</td></tr><tr><th>speculation</th><td>" + HtmlEscape(j.speculator().empty() ? "none" : j.speculator()) +
          ": " + std::to_string(j.backups_launched()) + " backup(s), " + std::to_string(j.backups_won()) +
          " won, " + FormatMs(j.speculation_wasted_ms()) + " wasted"
-         "</td></tr></table>\n<h2>Timeline</h2>\n" + TimelineSvg(j) +
+         "</td></tr></table>\n" + KillForm(j, kill_token) + (running ? RunningTable(j) : "") + EndedTable(j) + WhySection(j) +
+         "<h2>Timeline</h2>\n" + TimelineSvg(j) +
          "\n<p><a href=\"/job/" + std::to_string(j.id()) + "/timeline.svg\">timeline.svg</a></p>\n"
          "<h2>Tasks</h2>\n<table id=\"tasks\"><tr><th>kind</th><th>#</th><th>node</th>"
          "<th>locality</th><th>in</th><th>out</th><th>start s</th><th>end s</th><th>run</th>"
-         "<th>attempts</th><th>phases (ms)</th></tr>\n" +
+         "<th>attempts</th><th>phases (ms)</th><th>log</th></tr>\n" +
          TaskRows(j) + "</table>\n";
   out += CountersSection(j);
   return out + AttemptLogLinks(j) + PageTail();

@@ -15,10 +15,19 @@ namespace mr::master {
 // locality rates, INT and FP. `jobs` as JobTracker::List gives them.
 std::string JobsPage(const pb::JobListReply& jobs, std::string_view cluster_name);
 
-// /job/ID: the job's spec and figures, one row per task (node, locality
-// level, bytes, start and end relative to submission, phases), and the
-// timeline (TimelineSvg) inline.
-std::string JobPage(const pb::JobRecord& job, std::string_view cluster_name);
+// Seconds between reloads of a page that shows something running.
+inline constexpr int kRefreshSeconds = 3;
+
+// /job/ID: the job's spec and figures; its running attempts (progress,
+// rate, backups) and its failed, killed and lost attempts (node, error);
+// once it ended, why it took as long as it did (job_why.h);
+// one row per finished task (node, locality level, bytes, start and end
+// relative to submission, phases); each attempt with a link to its log
+// (TaskLogLink, log_pages.h), and the timeline (TimelineSvg) inline. While the job
+// runs the page reloads itself and, with a `kill_token`, has a kill button
+// (a form POSTing the token to /job/ID/kill; status_http.cc checks it).
+std::string JobPage(const pb::JobRecord& job, std::string_view cluster_name,
+                    std::string_view kill_token = "");
 
 // The counters section of /job/ID: the job's sums and each task's status
 // and counters (counter_pages.cc).

@@ -32,6 +32,15 @@ const char* LocalityKey(sched::Locality l) {
   return "unknown";
 }
 
+// The job's filtering percentages into its summary (a listed record
+// carries no tasks to average over).
+void SummarizeFp(pb::JobRecord* r) {
+  double raw = 0, wire = 0;
+  MapFilteringFigures(*r, &raw, &wire);
+  r->set_fp_raw(raw);
+  r->set_fp_wire(wire);
+}
+
 // Recomputes a record's job-level counters from its task records (a map
 // that ran twice, because its output was lost, counts once: its last run).
 void Summarize(pb::JobRecord* r) {
@@ -68,6 +77,7 @@ void Summarize(pb::JobRecord* r) {
     for (const pb::MapTaskRecord& m : r->maps()) r->set_output_bytes(r->output_bytes() + m.output_bytes());
   }
   SumCounters(r);
+  SummarizeFp(r);
 }
 
 // The record of a task at `*position` in `records`, cleared, or a new one
@@ -280,6 +290,8 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   // Tell workers to stop what still runs, and everyone to drop map outputs.
   for (const std::string& w : node_names_) {
     for (const RunningAttempt& a : RunningOn(state_, sid, NodeOf(w))) {
+      KeepEndedAttempt(job, a.is_map, a.index, NodeOf(w), AttemptEnd::kKilled,
+                       "the job " + (end_state == "killed" ? "was " + error : end_state));
       pb::TaskRef ref;
       ref.set_job_id(id);
       ref.set_is_map(a.is_map);
@@ -294,6 +306,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   record.set_error(error);
   record.set_maps_running(0);
   record.set_reduces_running(0);
+  record.clear_running_attempts();
   record.set_end_ms(clock_->WallMs());
   // The temporary directory holds nothing a user wants once the job ended
   // (on success its output was renamed away).
@@ -308,6 +321,7 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   }
   if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
   if (metrics_) metrics_->JobCounters(record);
+  if (metrics_) metrics_->JobEnded(end_state);
   for (const sched::MapTask& m : state_.job(sid).maps) {
     auto it = active_blocks_.find(m.block);
     if (it != active_blocks_.end() && --it->second == 0) active_blocks_.erase(it);
@@ -331,8 +345,10 @@ void JobTracker::EndUnrecovered(pb::JobRecord record, const std::string& end_sta
   record.set_reduces_done(record.reduces_size());
   record.set_maps_running(0);
   record.set_reduces_running(0);
+  record.clear_running_attempts();
   record.set_end_ms(clock_->WallMs());
   Summarize(&record);
+  if (metrics_) metrics_->JobEnded(end_state);
   if (Status s = history_->Put(record); !s.ok()) spdlog::error("job {}: {}", id, s.ToString());
   if (metrics_) metrics_->JobCounters(record);
   spdlog::warn("job {} {}: {}", id, end_state, error);
@@ -503,6 +519,8 @@ pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {
     if (m.state == sched::TaskState::kRunning) read += m.bytes_read;
   }
   r.set_bytes_read(read);
+  r.clear_running_attempts();  // a recovered record's are its last run's
+  AddRunningAttempts(job, &r);
   return r;
 }
 
@@ -555,7 +573,10 @@ Status JobTracker::List(pb::JobListReply* reply) const {
       *out = Snapshot(*job);
     } else {
       *out = std::move(r);
+      if (!out->has_fp_raw()) SummarizeFp(out);  // a record older than the field
     }
+    out->clear_running_attempts();
+    out->clear_ended_attempts();
     out->clear_maps();
     out->clear_reduces();
     out->clear_attempt_places();

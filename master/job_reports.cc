@@ -89,7 +89,8 @@ void JobTracker::ApplyReport(sched::NodeId node, const pb::TaskReport& r) {
         break;
       }
       AddRetried(&job->record, r);  // what the attempt moved before it ended
-      TaskFailed(*job, r.is_map(), r.index(), node, r.error().empty() ? "killed" : r.error(), true);
+      TaskFailed(*job, r.is_map(), r.index(), node, r.error().empty() ? "killed" : r.error(),
+                 r.state() == pb::TaskReport::KILLED ? AttemptEnd::kKilled : AttemptEnd::kFailed);
       break;
     default:
       break;
@@ -105,10 +106,11 @@ void JobTracker::MapSucceeded(ActiveJob& job, const pb::TaskReport& r, sched::No
   Persist(job, &record, nullptr);
   if (map_only && !CommitOutput(job, r.output_file(), PartName("part-m-", r.index(), job.record.spec()))) {
     AddRetried(&job.record, r);
-    TaskFailed(job, true, r.index(), node, "cannot commit its output", true);
+    TaskFailed(job, true, r.index(), node, "cannot commit its output", AttemptEnd::kFailed);
     return;
   }
   KeepRecord(job, record);
+  if (metrics_) metrics_->AttemptEnded(true, "succeeded");
   if (metrics_) metrics_->MapDone(record, node_info_[static_cast<size_t>(NodeOf(record.node()))].datacenter());
   // The final sizes, which the probabilistic policy's reduce cost reads
   // (Shen Eq. 3) for as long as the job runs.
@@ -127,10 +129,11 @@ void JobTracker::ReduceSucceeded(ActiveJob& job, const pb::TaskReport& r, sched:
   Persist(job, nullptr, &record);
   if (!CommitOutput(job, r.output_file(), PartName("part-", r.index(), job.record.spec()))) {
     AddRetried(&job.record, r);
-    TaskFailed(job, false, r.index(), node, "cannot commit its output", true);
+    TaskFailed(job, false, r.index(), node, "cannot commit its output", AttemptEnd::kFailed);
     return;
   }
   KeepRecord(job, record);
+  if (metrics_) metrics_->AttemptEnded(false, "succeeded");
   if (metrics_) metrics_->ReduceDone(record, node_info_[static_cast<size_t>(NodeOf(record.node()))].datacenter());
   SettleRace(job, false, r.index(), node);
   state_.SetProgress(job.sid, false, r.index(), node, 1.0, Now());
@@ -151,8 +154,10 @@ bool JobTracker::CommitOutput(ActiveJob& job, const std::string& file, const std
 }
 
 void JobTracker::TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
-                            const std::string& why, bool counts) {
+                            const std::string& why, AttemptEnd end) {
   const int64_t id = job.record.id();
+  const bool counts = end != AttemptEnd::kLost;  // toward max_attempts
+  KeepEndedAttempt(job, is_map, index, node, end, why);
   const sched::Job& sj = state_.job(job.sid);
   const bool backed_up = is_map ? sj.maps[static_cast<size_t>(index)].backup_node != sched::kNoNode
                                 : sj.reduces[static_cast<size_t>(index)].backup_node != sched::kNoNode;

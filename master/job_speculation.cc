@@ -25,6 +25,9 @@ void JobTracker::SettleRace(ActiveJob& job, bool is_map, int32_t index, sched::N
     ref.set_attempt(lost.number);
     const std::string& loser_name = node_names_[static_cast<size_t>(loser)];
     kills_[loser_name].push_back(ref);
+    KeepEndedAttempt(job, is_map, index, loser, AttemptEnd::kKilled,
+                     "attempt " + std::to_string(backup_won ? t.backup.number : t.run.number) + " on " +
+                         node_names_[static_cast<size_t>(winner)] + " finished first");
     job.record.set_speculation_wasted_ms(job.record.speculation_wasted_ms() +
                                          std::max<int64_t>(0, Now() - lost.start_ms));
     if (backup_won) job.record.set_backups_won(job.record.backups_won() + 1);

@@ -165,6 +165,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
     const sched::Job& sj = state_.job(job->sid);
     for (const sched::MapTask& m : sj.maps) {
       if (AttemptOn(m, node) >= 0) {
+        KeepEndedAttempt(*job, true, m.index, node, AttemptEnd::kLost, "worker " + worker + " lost");
         if (m.backup_node != sched::kNoNode) {
           DropAttempt(*job, true, m.index, node, /*failed=*/false);  // the other runs on
         } else {
@@ -178,6 +179,7 @@ void JobTracker::WorkerLost(const std::string& worker) {
     }
     for (const sched::ReduceTask& r : sj.reduces) {
       if (AttemptOn(r, node) < 0) continue;
+      KeepEndedAttempt(*job, false, r.index, node, AttemptEnd::kLost, "worker " + worker + " lost");
       if (r.backup_node != sched::kNoNode) {
         DropAttempt(*job, false, r.index, node, /*failed=*/false);
       } else {

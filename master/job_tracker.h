@@ -74,6 +74,10 @@ struct DfsAccess {
 
 class JobTracker {
  public:
+  // How an attempt that is not its task's accepted run ended (failed,
+  // killed, or lost with its worker): its state in JobRecord.ended_attempts.
+  enum class AttemptEnd { kFailed, kKilled, kLost };
+
   // Opens the history in <master.data_dir>/history; jobs it shows running
   // were cut off by a master restart: they are recovered once every worker
   // registered again, or after jobs.recovery_wait_ms (job_recovery.cc).
@@ -175,11 +179,11 @@ class JobTracker {
   void CountLateAttempt(const pb::TaskReport& report);
   void MapSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
   void ReduceSucceeded(ActiveJob& job, const pb::TaskReport& report, sched::NodeId node);
-  // The task's attempt on `node` failed (`counts`: toward max_attempts),
-  // was killed or lost. Without a backup the task is pending again; with
-  // one, the other attempt runs on.
+  // The task's attempt on `node` failed or was killed (both count toward
+  // max_attempts) or was lost. Without a backup the task is pending again;
+  // with one, the other attempt runs on.
   void TaskFailed(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
-                  const std::string& why, bool counts);
+                  const std::string& why, AttemptEnd end);
 
   // job_speculation.cc
   // The attempt on `winner` succeeded: if the task has a backup, the other
@@ -196,6 +200,20 @@ class JobTracker {
   Status AdoptShippedFiles(int64_t id, jobs::Params* params);
   // Ends the job (erasing it: `job` is gone on return).
   void EndJob(ActiveJob& job, const std::string& state, const std::string& error);
+
+  // job_attempts.cc: the live view (docs/status-page.md, "Attempts").
+  // Keeps the attempt of the task running on `node` in the job's
+  // ended_attempts (the last kMaxEndedAttempts) and counts it by outcome.
+  // Call before the state forgets the attempt; no-op when none runs there.
+  void KeepEndedAttempt(ActiveJob& job, bool is_map, int32_t index, sched::NodeId node,
+                        AttemptEnd end, const std::string& why);
+  // Every attempt of the job running now, originals and backups, with
+  // their progress and progress rate, into `record`'s running_attempts.
+  void AddRunningAttempts(const ActiveJob& job, pb::JobRecord* record) const;
+  void DescribeAttempt(bool is_map, int32_t index, sched::NodeId node, const sched::Attempt& a,
+                       bool backup, pb::AttemptRecord* t) const;
+  // A host time (Now()) as wall-clock ms since the epoch.
+  int64_t WallOf(sched::TimeMs host_ms) const { return clock_->WallMs() - (Now() - host_ms); }
 
   // job_recovery.cc
   // True while jobs wait to be recovered; recovers them once every worker

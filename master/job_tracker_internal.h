@@ -92,13 +92,6 @@ inline std::vector<RunningAttempt> RunningOn(const sched::ClusterState& state, s
   return out;
 }
 
-// The accepted attempt of a task's record: its `attempt`, or in records
-// older than that field attempts − 1.
-template <typename Record>
-int32_t AcceptedAttempt(const Record& r) {
-  return r.has_attempt() ? r.attempt() : std::max(0, r.attempts() - 1);
-}
-
 // Adds b into a.
 inline void AddTraffic(pb::Traffic* a, const pb::Traffic& b) {
   a->set_local(a->local() + b.local());

@@ -126,7 +126,10 @@ class Master {
   HttpResponse ServeHttp(const HttpRequest& req);
   std::string ClusterPage();
   HttpResponse DfsPage(const HttpRequest& req);
+  // POST /job/ID/kill from the job page's kill button (docs/status-page.md).
+  HttpResponse KillFromPage(int64_t id, const HttpRequest& req);
   std::string MetricsText();
+  void SetDfsGauges(const WorkerState& w, const prometheus::Labels& labels);
 
   // State helpers.
   void AddReplica(uint64_t block, const std::string& node);
@@ -151,6 +154,9 @@ class Master {
   MasterMetrics metrics_;  // before server_: its call observer counts into it
   std::unique_ptr<RpcServer> server_;
   std::unique_ptr<HttpServer> http_;  // null when master.http_address is unset
+  // Random, made at StartHttp: the job pages' kill forms carry it, and a
+  // kill POST without it is refused (a page of another site cannot read it).
+  std::string kill_token_;
   std::unique_ptr<dfs::Namespace> namespace_;
   std::unique_ptr<dfs::PlacementPolicy> placement_;
   // The job half: hosts the scheduler named in [scheduler].

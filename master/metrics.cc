@@ -35,6 +35,17 @@ MasterMetrics::MasterMetrics() {
                        .Name("mr_reduce_tasks_total")
                        .Help("Accepted reduce tasks by datacenter")
                        .Register(r);
+  attempts_ = &pm::BuildCounter()
+                   .Name("mr_task_attempts_total")
+                   .Help("Task attempts that ended, by kind (map, reduce) and outcome (succeeded: "
+                         "accepted; failed; killed: lost a race or its job ended; lost: its worker "
+                         "was lost or no longer ran it)")
+                   .Register(r);
+  jobs_finished_ = &pm::BuildCounter()
+                        .Name("mr_jobs_finished_total")
+                        .Help("Jobs that ended, by state (succeeded, failed, killed)")
+                        .Register(r);
+  for (const char* state : {"succeeded", "failed", "killed"}) jobs_finished_->Add({{"state", state}});
   workers_ = &pm::BuildGauge()
                   .Name("mr_workers")
                   .Help("Known workers by state (live, dead, decommissioning, decommissioned)")
@@ -51,6 +62,24 @@ MasterMetrics::MasterMetrics() {
                     .Name("mr_worker_disk_free_bytes")
                     .Help("Free bytes of each worker's data directory, from its last heartbeat")
                     .Register(r);
+  worker_up_ = &pm::BuildGauge()
+                    .Name("mr_worker_up")
+                    .Help("1 while the worker is live (heartbeating), 0 once the master declared it dead")
+                    .Register(r);
+  dfs_used_ = &pm::BuildGauge()
+                   .Name("mr_worker_dfs_used_bytes")
+                   .Help("Bytes of DFS blocks each worker stores")
+                   .Register(r);
+  dfs_capacity_ = &pm::BuildGauge()
+                       .Name("mr_worker_dfs_capacity_bytes")
+                       .Help("Bytes of blocks each worker may store: its capacity_bytes, else what it "
+                             "stores plus its disk's free bytes")
+                       .Register(r);
+  dfs_free_ = &pm::BuildGauge()
+                   .Name("mr_worker_dfs_free_bytes")
+                   .Help("Bytes of blocks each worker may still store (capacity minus used, at most "
+                         "its disk's free bytes)")
+                   .Register(r);
   files_ = &pm::BuildGauge().Name("mr_dfs_files").Help("Files in the DFS namespace").Register(r).Add({});
   blocks_ = &pm::BuildGauge().Name("mr_dfs_blocks").Help("Blocks of complete files").Register(r).Add({});
   under_replicated_ = &pm::BuildGauge()

@@ -48,12 +48,25 @@ class MasterMetrics {
   // seen; the rest are summed under group="_other", name="_other".
   void JobCounters(const pb::JobRecord& job);
   static constexpr size_t kMaxUserCounterSeries = 200;
+  // A task attempt ended: kind map or reduce, outcome succeeded (accepted),
+  // failed, killed or lost.
+  void AttemptEnded(bool is_map, std::string_view outcome) {
+    attempts_->Add({{"kind", is_map ? "map" : "reduce"}, {"outcome", std::string(outcome)}}).Increment();
+  }
+  // A job ended: state succeeded, failed or killed.
+  void JobEnded(std::string_view state) { jobs_finished_->Add({{"state", std::string(state)}}).Increment(); }
 
   // Gauges, set before a scrape.
   prometheus::Family<prometheus::Gauge>& workers() { return *workers_; }
   prometheus::Family<prometheus::Gauge>& slots() { return *slots_; }
   prometheus::Family<prometheus::Gauge>& heartbeat_age() { return *heartbeat_age_; }
   prometheus::Family<prometheus::Gauge>& disk_free() { return *disk_free_; }
+  // Per worker: 1 while live, else 0; DFS block bytes stored, the bytes it
+  // may store (its capacity_bytes, else used + free disk) and what is left.
+  prometheus::Family<prometheus::Gauge>& worker_up() { return *worker_up_; }
+  prometheus::Family<prometheus::Gauge>& dfs_used() { return *dfs_used_; }
+  prometheus::Family<prometheus::Gauge>& dfs_capacity() { return *dfs_capacity_; }
+  prometheus::Family<prometheus::Gauge>& dfs_free() { return *dfs_free_; }
   prometheus::Gauge& files() { return *files_; }
   prometheus::Gauge& blocks() { return *blocks_; }
   prometheus::Gauge& under_replicated() { return *under_replicated_; }
@@ -68,10 +81,16 @@ class MasterMetrics {
   prometheus::Family<prometheus::Counter>* bytes_;
   prometheus::Family<prometheus::Counter>* map_tasks_;
   prometheus::Family<prometheus::Counter>* reduce_tasks_;
+  prometheus::Family<prometheus::Counter>* attempts_;
+  prometheus::Family<prometheus::Counter>* jobs_finished_;
   prometheus::Family<prometheus::Gauge>* workers_;
   prometheus::Family<prometheus::Gauge>* slots_;
   prometheus::Family<prometheus::Gauge>* heartbeat_age_;
   prometheus::Family<prometheus::Gauge>* disk_free_;
+  prometheus::Family<prometheus::Gauge>* worker_up_;
+  prometheus::Family<prometheus::Gauge>* dfs_used_;
+  prometheus::Family<prometheus::Gauge>* dfs_capacity_;
+  prometheus::Family<prometheus::Gauge>* dfs_free_;
   prometheus::Gauge* files_;
   prometheus::Gauge* blocks_;
   prometheus::Gauge* under_replicated_;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <random>
 
 #include <spdlog/spdlog.h>
 
+#include "common/auth.h"
 #include "common/metrics.h"
 #include "master/html.h"
 #include "master/job_pages.h"
@@ -23,17 +25,36 @@ HttpResponse NotFound(const std::string& what) {
   return {404, "text/plain; charset=utf-8", "not found: " + what + "\n"};
 }
 
-// "/job/12" → 12, "/job/12/timeline.svg" → 12 with *svg; -1 when neither.
-int64_t JobIdOf(const std::string& path, bool* svg) {
+// "/job/12" → 12 with *suffix "", "/job/12/timeline.svg" → 12 with *suffix
+// "/timeline.svg" (also "/kill"); -1 for any other path.
+int64_t JobIdOf(const std::string& path, std::string* suffix) {
   const std::string prefix = "/job/";
   if (path.rfind(prefix, 0) != 0) return -1;
   std::string rest = path.substr(prefix.size());
-  const std::string suffix = "/timeline.svg";
-  *svg = rest.size() > suffix.size() && rest.compare(rest.size() - suffix.size(), suffix.size(), suffix) == 0;
-  if (*svg) rest.resize(rest.size() - suffix.size());
+  suffix->clear();
+  for (const char* s : {"/timeline.svg", "/kill"}) {
+    if (rest.ends_with(s) && rest.size() > std::string_view(s).size()) {
+      *suffix = s;
+      rest.resize(rest.size() - suffix->size());
+    }
+  }
   if (rest.empty() || rest.size() > 18 || !std::all_of(rest.begin(), rest.end(), ::isdigit)) return -1;
   return std::stoll(rest);
 }
+
+// 32 hex digits from the system's random source.
+std::string RandomToken() {
+  std::random_device rd;
+  std::string out;
+  char buf[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(buf, sizeof buf, "%08x", rd());
+    out += buf;
+  }
+  return out;
+}
+
+HttpResponse Forbidden(const std::string& why) { return {403, "text/plain; charset=utf-8", why + "\n"}; }
 
 std::string Cell(const std::string& text, bool number = false) {
   return std::string(number ? "<td class=\"n\">" : "<td>") + text + "</td>";
@@ -48,6 +69,8 @@ Status Master::StartHttp() {
   HttpServerOptions options;
   options.secret = config_.ResolvedSecret();
   options.require_secret = config_.master.http_require_secret;
+  options.allow_post = true;  // the job page's kill button (KillFromPage)
+  kill_token_ = RandomToken();
   http_ = std::make_unique<HttpServer>(io_.get_executor(), options, "master http",
                                        [this](const HttpRequest& req) { return ServeHttp(req); });
   MR_RETURN_IF_ERROR(http_->Listen(config_.master.http_address));
@@ -59,6 +82,12 @@ Status Master::StartHttp() {
 uint16_t Master::http_port() const { return http_ ? http_->port() : 0; }
 
 HttpResponse Master::ServeHttp(const HttpRequest& req) {
+  std::string suffix;
+  const int64_t id = JobIdOf(req.path, &suffix);
+  if (req.method == "POST") {
+    if (id < 0 || suffix != "/kill") return {405, "text/plain; charset=utf-8", "only /job/ID/kill takes a POST\n"};
+    return KillFromPage(id, req);
+  }
   if (req.path == "/") return Html(ClusterPage());
   if (req.path == "/dfs") return DfsPage(req);
   if (req.path == "/metrics") return {200, kMetricsContentType, MetricsText()};
@@ -71,18 +100,44 @@ HttpResponse Master::ServeHttp(const HttpRequest& req) {
     pb::JobRecord job;
     if (Status s = jobs_->Show(log_job, &job); !s.ok()) return NotFound("job " + std::to_string(log_job));
     LiveAddresses live;
-    for (const auto& [id, w] : workers_) {
-      if (w->live) live[id] = w->info.address();
+    for (const auto& [worker_id, w] : workers_) {
+      if (w->live) live[worker_id] = w->info.address();
     }
     return TaskLogPage(job, req, live, RpcOptions::FromConfig(config_, "master"), io_.get_executor());
   }
-  bool svg = false;
-  const int64_t id = JobIdOf(req.path, &svg);
-  if (id < 0) return NotFound(req.path);
+  if (id < 0 || suffix == "/kill") return NotFound(req.path);
   pb::JobRecord job;
   if (Status s = jobs_->Show(id, &job); !s.ok()) return NotFound("job " + std::to_string(id));
-  if (svg) return {200, "image/svg+xml", TimelineSvg(job)};
-  return Html(JobPage(job, config_.cluster.name));
+  if (suffix == "/timeline.svg") return {200, "image/svg+xml", TimelineSvg(job)};
+  return Html(JobPage(job, config_.cluster.name, kill_token_));
+}
+
+// The HttpServer checked the credentials (the secret off loopback). What
+// is left is a request another site's page makes the browser send: refused
+// when its Origin is not this server or Sec-Fetch-Site says cross-site, and
+// without the page's token (which another site cannot read). Then the kill
+// is `mrctl job kill`'s, and the browser is sent back to the job's page.
+HttpResponse Master::KillFromPage(int64_t id, const HttpRequest& req) {
+  if (!req.origin.empty() && req.origin != "http://" + req.host) {
+    spdlog::warn("status page: kill of job {} refused: Origin {} is not {}", id, req.origin, req.host);
+    return Forbidden("cross-origin request refused (Origin " + req.origin + ")");
+  }
+  if (!req.fetch_site.empty() && req.fetch_site != "same-origin" && req.fetch_site != "none") {
+    spdlog::warn("status page: kill of job {} refused: Sec-Fetch-Site {}", id, req.fetch_site);
+    return Forbidden("cross-origin request refused (Sec-Fetch-Site " + req.fetch_site + ")");
+  }
+  const auto token = req.form.find("token");
+  if (token == req.form.end() || !ConstantTimeEquals(token->second, kill_token_)) {
+    spdlog::warn("status page: kill of job {} refused: missing or wrong token", id);
+    return Forbidden("missing or wrong token: use the kill button of the job's page");
+  }
+  if (Status s = jobs_->Kill(id); !s.ok()) {
+    return {s.IsNotFound() ? 404 : 409, "text/plain; charset=utf-8", s.ToString() + "\n"};
+  }
+  spdlog::info("job {} killed from the status page", id);
+  HttpResponse res{303, "text/plain; charset=utf-8", "job " + std::to_string(id) + " killed\n"};
+  res.location = "/job/" + std::to_string(id);
+  return res;
 }
 
 // "/": workers by datacenter with slots, heartbeat age and disk; the DFS
@@ -92,7 +147,8 @@ std::string Master::ClusterPage() {
   ClusterStatus(&st);
   std::map<std::string, std::vector<const pb::WorkerStatus*>> by_dc;
   for (const pb::WorkerStatus& w : st.workers()) by_dc[w.worker().datacenter()].push_back(&w);
-  std::string out = PageHead("Cluster " + config_.cluster.name, config_.cluster.name);
+  std::string out = PageHead("Cluster " + config_.cluster.name, config_.cluster.name,
+                             jobs_->active_jobs() > 0 ? kRefreshSeconds : 0);
   out += "<p>policy <b>" + HtmlEscape(jobs_->scheduler().name()) + "</b>, placement " +
          HtmlEscape(st.placement()) + ", " + std::to_string(st.files()) + " files, " +
          std::to_string(st.blocks()) + " blocks, <span id=\"under\">" +
@@ -181,6 +237,19 @@ HttpResponse Master::DfsPage(const HttpRequest& req) {
   return Html(out + PageTail());
 }
 
+// One worker's mr_worker_up and DFS space gauges (metrics.h).
+void Master::SetDfsGauges(const WorkerState& w, const prometheus::Labels& labels) {
+  metrics_.worker_up().Add(labels).Set(w.live ? 1 : 0);
+  metrics_.dfs_used().Add(labels).Set(static_cast<double>(w.used_bytes));
+  const int64_t cap = w.info.capacity_bytes();
+  if (cap <= 0 && w.free_bytes < 0) return;  // no heartbeat yet: nothing known
+  const int64_t capacity = cap > 0 ? cap : w.used_bytes + w.free_bytes;
+  int64_t left = std::max<int64_t>(0, capacity - w.used_bytes);
+  if (w.free_bytes >= 0) left = std::min(left, w.free_bytes);
+  metrics_.dfs_capacity().Add(labels).Set(static_cast<double>(capacity));
+  metrics_.dfs_free().Add(labels).Set(static_cast<double>(left));
+}
+
 // Sets the gauges from the master's state, then renders every metric.
 std::string Master::MetricsText() {
   const auto now = Now();
@@ -195,6 +264,7 @@ std::string Master::MetricsText() {
       metrics_.heartbeat_age().Add(labels).Set(std::chrono::duration<double>(now - w.last_heartbeat).count());
     }
     if (w.free_bytes >= 0) metrics_.disk_free().Add(labels).Set(static_cast<double>(w.free_bytes));
+    SetDfsGauges(w, labels);
     if (!w.live) continue;
     int maps = 0, reduces = 0;
     jobs_->SlotsInUse(id, &maps, &reduces);

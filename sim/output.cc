@@ -23,7 +23,7 @@ Json Spans(const double mb[4]) {
 
 // Locality, traffic and JTT of a set of jobs (the run, or one job type).
 // The four map counts are the master's disjoint levels (master/job_records.cc)
-// and the rates its formulas (master/job_figures.cc): cen = rack + dc.
+// and the rates its formulas (common/job_figures.cc): cen = rack + dc.
 void PutTally(Json& j, const Tally& t) {
   j["jobs_finished"] = t.jobs;
   j["jtt_ms"] = R1(MeanJtt(t));

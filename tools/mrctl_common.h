@@ -70,6 +70,7 @@ struct JobCommandOptions {
   int64_t id = 0;
   jobs::StreamingFlags streaming;    // --mapper, --reducer, --combiner, --file
   bool tasks = false;  // job show --tasks (mrctl_tasks.h)
+  bool why = false;    // job show --why (common/job_why.h)
   bool csv = false;    // job show --tasks --csv, job list --csv, history --csv
 };
 void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,

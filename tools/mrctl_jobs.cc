@@ -26,6 +26,7 @@
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_logs.h"
 #include "tools/mrctl_counters.h"
+#include "tools/mrctl_job_view.h"
 #include "tools/mrctl_tasks.h"
 #include "tools/job_sample.h"
 #include "tools/plugin_describe.h"
@@ -36,142 +37,7 @@ namespace {
 
 using nlohmann::json;
 
-json TrafficJson(const pb::Traffic& t) {
-  return {{"local", t.local()}, {"same_dc", t.same_dc()}, {"other_dc", t.other_dc()}};
-}
 
-json SchedulerParamsJson(const pb::JobRecord& r) {
-  json params = json::object();
-  for (const auto& [k, v] : r.scheduler_params()) params[k] = v;
-  return params;
-}
-
-// "fifo-delay(delay_ms=4500)": the policy and its parameters, in name order.
-std::string PolicyText(const pb::JobRecord& r) {
-  std::string params;
-  for (const auto& [k, v] : std::map<std::string, std::string>(r.scheduler_params().begin(),
-                                                               r.scheduler_params().end())) {
-    params += (params.empty() ? "" : ",") + k + "=" + v;
-  }
-  return r.scheduler() + (params.empty() ? "" : "(" + params + ")");
-}
-
-// Milliseconds since the epoch on this machine's clock.
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A job's turnaround so far: its JTT once it ended; while it runs, the time
-// since it was submitted (the master's clock at submission, this machine's
-// now).
-int64_t ElapsedMs(const pb::JobRecord& r, const master::JobFigures& f) {
-  if (r.end_ms() > 0 || r.state() != "running") return f.jtt_ms;
-  return std::max<int64_t>(0, NowMs() - r.submit_ms());
-}
-
-// A job record as JSON: the field names docs/jobs.md documents.
-// start_ms, end_ms (ms since the epoch) and phase_ms of a task record.
-template <typename TaskRecord>
-void AddTaskTimes(const TaskRecord& t, json* j) {
-  json phases = json::object();
-  for (const auto& [name, ms] : t.phase_ms()) phases[name] = ms;
-  (*j)["start_ms"] = t.start_ms();
-  (*j)["end_ms"] = t.end_ms();
-  (*j)["phase_ms"] = phases;
-}
-
-json JobJson(const pb::JobRecord& r, bool with_tasks) {
-  const master::JobFigures f = master::Figures(r);
-  json params = json::object();
-  for (const auto& [k, v] : r.spec().params()) params[k] = v;
-  json per_worker = json::object();
-  for (const auto& [w, n] : r.tasks_per_worker()) per_worker[w] = n;
-  json j = {
-      {"id", r.id()}, {"job", master::ShownJobName(r.spec())}, {"state", r.state()}, {"error", r.error()},
-      {"inputs", r.spec().inputs()}, {"output", r.spec().output()}, {"params", params},
-      {"reducers", r.spec().reducers()}, {"output_replication", r.output_replication()},
-      {"output_compression", r.spec().output_compression().empty() ? "none" : r.spec().output_compression()},
-      {"pool", r.spec().pool()}, {"scheduler", r.scheduler()},
-      {"scheduler_params", SchedulerParamsJson(r)}, {"scheduler_seed", r.scheduler_seed()},
-      {"code_hash", r.code_hash()}, {"input_type", r.input_type()}, {"input_bytes", r.input_bytes()},
-      {"submit_ms", r.submit_ms()}, {"start_ms", r.start_ms()}, {"end_ms", r.end_ms()},
-      {"jtt_ms", f.jtt_ms}, {"elapsed_ms", ElapsedMs(r, f)}, {"maps_total", r.maps_total()}, {"maps_done", r.maps_done()},
-      {"reduces_total", r.reduces_total()}, {"reduces_done", r.reduces_done()},
-      {"maps_node_local", r.maps_node_local()}, {"maps_rack_local", r.maps_rack_local()},
-      {"maps_dc_local", r.maps_dc_local()}, {"maps_off_dc", r.maps_off_dc()},
-      {"vps_locality_rate", f.vps_locality_rate}, {"cen_locality_rate", f.cen_locality_rate},
-      {"off_cen_rate", f.off_cen_rate}, {"reduce_data_locality_rate", f.reduce_data_locality_rate},
-      {"inter_dc_bytes", f.inter_dc_bytes}, {"map_input_bytes", TrafficJson(r.map_input())},
-      {"shuffle_bytes", TrafficJson(r.shuffle())}, {"output_replication_bytes", TrafficJson(r.output())},
-      {"prefetch_bytes", r.prefetch_bytes()}, {"prefetch_inter_dc_bytes", r.prefetch_inter_dc_bytes()},
-      {"retried_bytes", TrafficJson(r.retried())},
-      {"client_read_bytes", r.spec().client_read_bytes()},
-      {"client_inter_dc_bytes", r.spec().client_inter_dc_bytes()},
-      {"raw_map_output_bytes", r.raw_output_bytes()}, {"map_output_bytes", r.map_output_bytes()},
-      {"output_bytes", r.output_bytes()}, {"fp_raw", f.fp_raw}, {"fp_wire", f.fp_wire},
-      {"known_fp", r.known_fp() < 0 ? json(nullptr) : json(r.known_fp())},
-      {"failed_attempts", r.failed_attempts()}, {"tasks_per_worker", per_worker},
-      {"speculator", r.speculator()}, {"backups_launched", r.backups_launched()},
-      {"backups_won", r.backups_won()}, {"speculation_wasted_ms", r.speculation_wasted_ms()},
-      {"counters", CountersJson(r.counters())}};
-  if (!with_tasks) return j;
-  json maps = json::array(), reduces = json::array();
-  for (const auto& m : r.maps()) {
-    maps.push_back({{"index", m.index()}, {"node", m.node()}, {"locality", m.locality()},
-                    {"input_bytes", m.input_bytes()}, {"read_bytes", TrafficJson(m.input())},
-                    {"raw_output_bytes", m.raw_output_bytes()}, {"output_bytes", m.output_bytes()},
-                    {"run_ms", m.run_ms()}, {"attempts", m.attempts()},
-                    {"attempt", m.has_attempt() ? m.attempt() : std::max(0, m.attempts() - 1)},
-                    {"speculative", m.speculative()}, {"status", m.status()},
-                    {"counters", CountersJson(m.counters())}});
-    AddTaskTimes(m, &maps.back());
-  }
-  for (const auto& t : r.reduces()) {
-    reduces.push_back({{"index", t.index()}, {"node", t.node()}, {"shuffle_bytes", TrafficJson(t.shuffle())},
-                       {"output_replication_bytes", TrafficJson(t.output())},
-                       {"output_bytes", t.output_bytes()}, {"run_ms", t.run_ms()},
-                       {"attempts", t.attempts()},
-                       {"attempt", t.has_attempt() ? t.attempt() : std::max(0, t.attempts() - 1)},
-                       {"speculative", t.speculative()}, {"status", t.status()},
-                       {"counters", CountersJson(t.counters())}});
-    AddTaskTimes(t, &reduces.back());
-  }
-  j["map_tasks"] = maps;
-  j["reduce_tasks"] = reduces;
-  return j;
-}
-
-void PrintJob(const pb::JobRecord& r) {
-  const master::JobFigures f = master::Figures(r);
-  std::printf("job %lld  %s  %s%s%s\n", static_cast<long long>(r.id()), master::ShownJobName(r.spec()).c_str(),
-              r.state().c_str(), r.error().empty() ? "" : ": ", r.error().c_str());
-  const std::string compression =
-      r.spec().output_compression().empty() ? "" : " (" + r.spec().output_compression() + ")";
-  std::printf("  output %s%s, scheduler %s seed %llu, input %s (%s)\n", r.spec().output().c_str(),
-              compression.c_str(),
-              PolicyText(r).c_str(), static_cast<unsigned long long>(r.scheduler_seed()),
-              HumanBytes(r.input_bytes()).c_str(), r.input_type().c_str());
-  std::printf("  maps %d/%d, reduces %d/%d, %s %.1f s, failed attempts %d\n", r.maps_done(),
-              r.maps_total(), r.reduces_done(), r.reduces_total(),
-              r.state() == "running" ? "running for" : "JTT",
-              static_cast<double>(ElapsedMs(r, f)) / 1000.0, r.failed_attempts());
-  if (!r.speculator().empty() && r.speculator() != "none") {
-    std::printf("  speculation %s: %d backup(s) launched, %d won, %.1f task-seconds wasted\n",
-                r.speculator().c_str(), r.backups_launched(), r.backups_won(),
-                static_cast<double>(r.speculation_wasted_ms()) / 1000.0);
-  }
-  std::printf("  locality: VPS %.3f, Cen %.3f, off-Cen %.3f; reduce-data locality %.3f\n",
-              f.vps_locality_rate, f.cen_locality_rate, f.off_cen_rate, f.reduce_data_locality_rate);
-  std::printf(
-      "  INT %s (map input %s, shuffle %s, output %s, prefetch %s, client sample %s, retried "
-      "attempts %s); FP raw %.3f, wire %.3f\n",
-      HumanBytes(f.inter_dc_bytes).c_str(), HumanBytes(r.map_input().other_dc()).c_str(),
-      HumanBytes(r.shuffle().other_dc()).c_str(), HumanBytes(r.output().other_dc()).c_str(),
-      HumanBytes(r.prefetch_inter_dc_bytes()).c_str(),
-      HumanBytes(r.spec().client_inter_dc_bytes()).c_str(), HumanBytes(r.retried().other_dc()).c_str(),
-      f.fp_raw, f.fp_wire);
 }
 
 // One progress update for a followed job: the fraction of its tasks done,
@@ -478,17 +344,21 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json, bool csv) {
   co_return Status::OK();
 }
 
-awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json, bool tasks, bool csv) {
+awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json, bool tasks, bool csv, bool why) {
   pb::JobIdRequest req;
   req.set_job_id(id);
   pb::JobRecord r;
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
   if (as_json) {
-    std::printf("%s\n", JobJson(r, true).dump(2).c_str());
+    nlohmann::json j = JobJson(r, true);
+    if (why) j["why"] = WhyJson(r);
+    std::printf("%s\n", j.dump(2).c_str());
   } else if (tasks && csv) {
     PrintTasksCsv(r, stdout);
   } else {
     PrintJob(r);
+    PrintAttempts(r, tasks, stdout);
+    if (why) PrintWhy(r, stdout);
     PrintCounters(r, stdout);
     if (tasks) {
       PrintTasks(r, stdout);
@@ -567,9 +437,10 @@ void AddJobCommands(CLI::App& app, Target& target, JobCommandOptions& o,
   show->add_flag("--json", o.json, "print JSON (with every task)");
   show->add_flag("--tasks", o.tasks, "also one line per task: node, locality, bytes, start, end, phases");
   show->add_flag("--csv", o.csv, "with --tasks: the tasks as CSV (docs/jobs.md)")->needs("--tasks");
+  show->add_flag("--why", o.why, "why it took as long as it did: critical path, time lost, slowest worker and link");
   show->callback([action, &target, &o] {
     *action = [&target, &o] {
-      return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json, o.tasks, o.csv); });
+      return WithClient(target, [&](auto& c) { return ShowJob(c, o.id, o.json, o.tasks, o.csv, o.why); });
     };
   });
   auto* wait = job->add_subcommand("wait", "follow a running job to its end (exit 0 if it succeeded, 1 if not)");

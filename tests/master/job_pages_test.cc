@@ -101,5 +101,87 @@ TEST(JobPagesTest, JobsPageSplitsRunningFromHistory) {
   EXPECT_NE(page.find("<td>fair</td>"), std::string::npos);
 }
 
+pb::AttemptRecord MakeAttempt(bool is_map, int index, int attempt, const std::string& node,
+                              const std::string& state) {
+  pb::AttemptRecord a;
+  a.set_is_map(is_map);
+  a.set_index(index);
+  a.set_attempt(attempt);
+  a.set_node(node);
+  a.set_state(state);
+  a.set_start_ms(12000);
+  return a;
+}
+
+// A running job's page lists its running attempts (progress, rate, the
+// backup marked) and its failed ones (node, error), each with its log's
+// link; it reloads itself and has a kill form carrying the token.
+TEST(JobPagesTest, ARunningJobShowsItsAttemptsAndAKillButton) {
+  pb::JobRecord j = MakeJob(2);
+  j.set_state("running");
+  j.set_end_ms(0);
+  pb::AttemptRecord* run = j.add_running_attempts();
+  *run = MakeAttempt(true, 3, 0, "w1", "running");
+  run->set_progress(0.42f);
+  run->set_progress_rate(0.021);
+  *j.add_running_attempts() = MakeAttempt(true, 3, 1, "w2", "running");
+  j.mutable_running_attempts(1)->set_speculative(true);
+  pb::AttemptRecord* failed = j.add_ended_attempts();
+  *failed = MakeAttempt(false, 0, 0, "w<3>", "failed");
+  failed->set_end_ms(14500);
+  failed->set_error("exit status 1: <oops>");
+  const std::string page = JobPage(j, "test", "tok123");
+  EXPECT_NE(page.find("<h2>Running attempts (2)</h2>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td>map</td><td class=\"n\">3</td><td class=\"n\">0</td><td>w1</td>"
+                      "<td class=\"n\">42%</td><td class=\"n\">2.1%/s</td><td class=\"n\">2.00</td>"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=\"n\">1 (backup)</td><td>w2</td>"), std::string::npos);
+  EXPECT_NE(page.find("<h2>Failed and killed attempts (1)</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<td>w&lt;3&gt;</td><td>failed</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td class=\"n\">4.50</td><td class=\"bad\">exit status 1: &lt;oops&gt;</td>"),
+            std::string::npos) << page;
+  EXPECT_NE(page.find("<a href=\"/job/7/log?task=m3&amp;attempt=1\">log</a>"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"/job/7/log?task=r0&amp;attempt=0\">log</a>"), std::string::npos);
+  EXPECT_EQ(Count(page, "\">log</a>"), 2 + 1 + 3) << "each attempt and each finished task";
+  EXPECT_NE(page.find("<meta http-equiv=\"refresh\""), std::string::npos);
+  EXPECT_NE(page.find("<form class=\"kill\" method=\"post\" action=\"/job/7/kill\">"
+                      "<input type=\"hidden\" name=\"token\" value=\"tok123\">"),
+            std::string::npos) << page;
+}
+
+// An ended job's page neither reloads nor offers the kill button, and
+// still lists its failed attempts.
+TEST(JobPagesTest, AnEndedJobIsStill) {
+  pb::JobRecord j = MakeJob(1);
+  j.set_state("failed");
+  *j.add_ended_attempts() = MakeAttempt(true, 0, 0, "w1", "failed");
+  j.set_ended_attempts_dropped(5);
+  const std::string page = JobPage(j, "test", "tok123");
+  EXPECT_EQ(page.find("refresh"), std::string::npos);
+  EXPECT_EQ(page.find("<form"), std::string::npos);
+  EXPECT_EQ(page.find("Running attempts"), std::string::npos);
+  EXPECT_NE(page.find("<h2>Failed and killed attempts (6)</h2>\n<p>the first 5 are not listed</p>"),
+            std::string::npos) << page;
+  pb::JobListReply list;
+  *list.add_jobs() = j;
+  EXPECT_EQ(JobsPage(list, "test").find("refresh"), std::string::npos);
+  list.mutable_jobs(0)->set_state("running");
+  EXPECT_NE(JobsPage(list, "test").find("<meta http-equiv=\"refresh\""), std::string::npos);
+}
+
+// A listed record has no tasks: /jobs shows the FP its summary keeps
+// (before: 0.000 for every job).
+TEST(JobPagesTest, TheJobsPageShowsTheSummarysFp) {
+  pb::JobRecord j = MakeJob(1);
+  j.clear_maps();
+  j.clear_reduces();
+  j.set_fp_raw(0.975);
+  j.set_fp_wire(0.25);
+  pb::JobListReply list;
+  *list.add_jobs() = j;
+  const std::string page = JobsPage(list, "test");
+  EXPECT_NE(page.find("<td class=\"n\">0.975</td><td class=\"n\">0.250</td>"), std::string::npos) << page;
+}
+
 }  // namespace
 }  // namespace mr::master

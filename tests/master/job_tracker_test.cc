@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -280,6 +281,107 @@ TEST_F(JobTrackerTest, LateBacksUpTheStragglerOnceItsRateFallsBehind) {
   EXPECT_EQ(Record().backups_launched(), 1);
   ASSERT_TRUE(running_["w1"].count({straggler_.index, 1}));
   EXPECT_EQ(Record().speculator(), "late");
+}
+
+// The live view: while the straggler's backup runs, the record lists both
+// attempts with their progress, rate and start; the backup is marked.
+TEST_F(JobTrackerTest, TheRecordListsRunningAttemptsWithProgressAndBackups) {
+  StragglerOnW3(60000);
+  Beat("w1");  // launches the backup
+  const pb::JobRecord r = Record();
+  ASSERT_EQ(r.running_attempts_size(), 2) << r.DebugString();
+  const pb::AttemptRecord& original = r.running_attempts(0);
+  const pb::AttemptRecord& backup = r.running_attempts(1);
+  EXPECT_EQ(original.node(), "w3");
+  EXPECT_EQ(original.index(), straggler_.index);
+  EXPECT_EQ(original.state(), "running");
+  EXPECT_FALSE(original.speculative());
+  EXPECT_FLOAT_EQ(original.progress(), 0.1f);
+  EXPECT_NEAR(original.progress_rate(), 0.1 / 60, 1e-9) << "progress per second since its launch";
+  EXPECT_EQ(original.start_ms(), clock_.WallMs() - 60000);
+  EXPECT_EQ(original.progress_ms(), clock_.WallMs() - 50000) << "its last report, at 10 s";
+  EXPECT_EQ(backup.node(), "w1");
+  EXPECT_TRUE(backup.speculative());
+  EXPECT_EQ(backup.attempt(), 1);
+  EXPECT_EQ(backup.start_ms(), clock_.WallMs());
+  pb::JobListReply list;
+  ASSERT_TRUE(t_->List(&list).ok());
+  ASSERT_EQ(list.jobs_size(), 1);
+  EXPECT_EQ(list.jobs(0).running_attempts_size(), 0) << "a listed record stays small";
+}
+
+// The losing attempt of a race is kept as killed, naming the winner.
+TEST_F(JobTrackerTest, TheRaceLoserIsKeptAsKilled) {
+  StragglerOnW3(60000);
+  Beat("w1");
+  clock_.Advance(5000);
+  Beat("w1", {{{straggler_.index, 1}, pb::TaskReport::SUCCEEDED}});
+  const pb::JobRecord r = Record();
+  ASSERT_EQ(r.ended_attempts_size(), 1) << r.DebugString();
+  EXPECT_EQ(r.ended_attempts(0).node(), "w3");
+  EXPECT_EQ(r.ended_attempts(0).state(), "killed");
+  EXPECT_EQ(r.ended_attempts(0).error(), "attempt 1 on w1 finished first");
+  EXPECT_EQ(r.running_attempts_size(), 0);
+}
+
+// A job whose map fails max_attempts times fails, and its record keeps
+// every failed attempt with its node and error (before: only the job's
+// last error).
+TEST_F(JobTrackerTest, AFailedJobKeepsEveryFailedAttempt) {
+  for (const char* w : {"w1", "w2", "w3"}) Beat(w);
+  const Attempt first = *running_["w1"].begin();
+  for (const char* w : {"w2", "w3"}) Beat(w, {{*running_[w].begin(), pb::TaskReport::SUCCEEDED}});
+  std::vector<std::string> nodes;
+  for (int i = 0; i < config_.jobs.max_attempts; ++i) {
+    std::string on;
+    for (const char* w : {"w1", "w2", "w3"}) {
+      if (!running_[w].empty()) on = w;
+    }
+    ASSERT_FALSE(on.empty()) << "attempt " << i << " of map " << first.index << " is not running";
+    nodes.push_back(on);
+    clock_.Advance(1000);
+    Beat(on, {{*running_[on].begin(), pb::TaskReport::FAILED}});
+    for (const char* w : {"w1", "w2", "w3"}) Beat(w);  // the next attempt launches
+  }
+  const pb::JobRecord r = Record();
+  EXPECT_EQ(r.state(), "failed");
+  ASSERT_EQ(r.ended_attempts_size(), config_.jobs.max_attempts) << r.DebugString();
+  for (int i = 0; i < r.ended_attempts_size(); ++i) {
+    const pb::AttemptRecord& a = r.ended_attempts(i);
+    EXPECT_EQ(a.state(), "failed");
+    EXPECT_EQ(a.index(), first.index);
+    EXPECT_EQ(a.attempt(), i);
+    EXPECT_EQ(a.node(), nodes[static_cast<size_t>(i)]);
+    EXPECT_EQ(a.error(), "boom");
+    EXPECT_EQ(a.end_ms() - a.start_ms(), 1000);
+  }
+  EXPECT_EQ(r.running_attempts_size(), 0);
+}
+
+// Killing a job keeps the attempts it stopped, as killed.
+TEST_F(JobTrackerTest, AKilledJobKeepsTheAttemptsItStopped) {
+  for (const char* w : {"w1", "w2", "w3"}) Beat(w);
+  ASSERT_TRUE(t_->Kill(id_).ok());
+  const pb::JobRecord r = Record();
+  EXPECT_EQ(r.state(), "killed");
+  ASSERT_EQ(r.ended_attempts_size(), 3) << r.DebugString();
+  for (const pb::AttemptRecord& a : r.ended_attempts()) {
+    EXPECT_EQ(a.state(), "killed");
+    EXPECT_EQ(a.error(), "the job was killed by request");
+  }
+  EXPECT_EQ(r.running_attempts_size(), 0);
+}
+
+// The attempts of a lost worker are kept as lost.
+TEST_F(JobTrackerTest, ALostWorkersAttemptIsKeptAsLost) {
+  for (const char* w : {"w1", "w2", "w3"}) Beat(w);
+  t_->WorkerLost("w2");
+  const pb::JobRecord r = Record();
+  ASSERT_EQ(r.ended_attempts_size(), 1);
+  EXPECT_EQ(r.ended_attempts(0).node(), "w2");
+  EXPECT_EQ(r.ended_attempts(0).state(), "lost");
+  EXPECT_EQ(r.ended_attempts(0).error(), "worker w2 lost");
+  EXPECT_EQ(r.running_attempts_size(), 2);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ std::string Slurp(const std::string& path) {
 // (one node-local, one off-datacenter) with `int_bytes` map-input INT,
 // the kernel counting `kernel_bytes` worker bytes; `tasks` on w1 and 1 on w2.
 // With `client` >= 0 each record also counts `client` bytes of the client's
-// sample across datacenters, inside its INT (as master/job_figures.cc does),
+// sample across datacenters, inside its INT (as common/job_figures.cc does),
 // and the kernel counts 1.05 x as many client bytes.
 void WriteRep(const std::string& dir, double int_bytes, double kernel_bytes, int tasks,
               double client = -1) {

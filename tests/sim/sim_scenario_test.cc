@@ -268,7 +268,7 @@ name = "fifo"
 }
 
 // The master's four locality levels are disjoint and sum to maps_total;
-// cen_locality_rate is (rack + datacenter) / total (master/job_figures.cc).
+// cen_locality_rate is (rack + datacenter) / total (common/job_figures.cc).
 TEST(SimOutput, LocalityLevelsAreDisjointAsInTheMaster) {
   RunResult r;
   r.all.maps_total = 10;
