@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "jobs/counters.h"
+#include "common/counter_names.h"
 
 namespace mr::master {
 namespace {

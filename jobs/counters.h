@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/counter_names.h"
+
 namespace mr::jobs {
 
 // What user code counts with. Thread-safe in CounterSet; a job may call
@@ -48,29 +50,7 @@ class Counters {
 // JobEnv::counters). In the plug-in SDK's library (jobs/job_api.cc).
 Counters& DroppedCounters();
 
-// The framework's group and counter names (Hadoop's TaskCounter and
-// FileSystemCounter names where Hadoop has one; docs/logs-and-counters.md
-// says what each counts).
-inline constexpr char kFrameworkGroup[] = "framework";
-inline constexpr char kMapInputRecords[] = "MAP_INPUT_RECORDS";
-inline constexpr char kMapInputBytes[] = "MAP_INPUT_BYTES";
-inline constexpr char kMapOutputRecords[] = "MAP_OUTPUT_RECORDS";
-inline constexpr char kMapOutputBytes[] = "MAP_OUTPUT_BYTES";
-inline constexpr char kCombineInputRecords[] = "COMBINE_INPUT_RECORDS";
-inline constexpr char kCombineOutputRecords[] = "COMBINE_OUTPUT_RECORDS";
-inline constexpr char kSpilledRecords[] = "SPILLED_RECORDS";
-inline constexpr char kShuffleBytesLocal[] = "SHUFFLE_BYTES_LOCAL";
-inline constexpr char kShuffleBytesDatacenter[] = "SHUFFLE_BYTES_DATACENTER";
-inline constexpr char kShuffleBytesCrossDc[] = "SHUFFLE_BYTES_CROSS_DC";
-inline constexpr char kReduceInputGroups[] = "REDUCE_INPUT_GROUPS";
-inline constexpr char kReduceInputRecords[] = "REDUCE_INPUT_RECORDS";
-inline constexpr char kReduceOutputRecords[] = "REDUCE_OUTPUT_RECORDS";
-inline constexpr char kDfsBytesRead[] = "DFS_BYTES_READ";
-inline constexpr char kDfsBytesWritten[] = "DFS_BYTES_WRITTEN";
-inline constexpr char kCpuMilliseconds[] = "CPU_MILLISECONDS";
-// Increments of new user counters a task dropped at its cap, and in a job's
-// sum, user counters dropped at the job's cap (common/job_counters.h).
-inline constexpr char kUserCountersDropped[] = "USER_COUNTERS_DROPPED";
+// The framework's group and counter names: common/counter_names.h.
 
 // Per task: at most this many user counters (Hadoop's
 // mapreduce.job.counters.max is 120), names and groups of at most this

@@ -10,7 +10,7 @@
 #include "master/html.h"
 #include "common/job_figures.h"
 #include "common/job_why.h"
-#include "master/job_name.h"
+#include "common/job_name.h"
 #include "master/log_pages.h"
 
 namespace mr::master {

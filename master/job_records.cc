@@ -10,7 +10,7 @@
 #include "jobs/codec.h"
 #include "jobs/job.h"
 #include "jobs/streaming.h"
-#include "master/job_name.h"
+#include "common/job_name.h"
 #include "common/job_counters.h"
 #include "master/job_tracker.h"
 #include "master/job_tracker_internal.h"

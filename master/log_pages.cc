@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "worker/task_log_client.h"
+#include "common/task_log_client.h"
 
 namespace mr::master {
 namespace {

@@ -1,6 +1,6 @@
 // The master's task log pages: /job/ID/log?task=m3&attempt=1 (plain text).
 // The master asks the worker that ran the attempt ("tasklog.Read",
-// worker/task_log_client.h) and passes the log on; the status server's
+// common/task_log_client.h) and passes the log on; the status server's
 // rule holds (docs/status-page.md: off loopback, or with
 // http_require_secret, only with the cluster secret), since a log carries
 // whatever the user's code printed.

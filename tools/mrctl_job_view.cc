@@ -7,7 +7,7 @@
 
 #include "common/cli_support.h"
 #include "common/job_why.h"
-#include "master/job_name.h"
+#include "common/job_name.h"
 #include "tools/mrctl_common.h"
 #include "tools/mrctl_counters.h"
 

@@ -20,7 +20,7 @@
 #include "jobs/codec.h"
 #include "jobs/job.h"
 #include "common/job_figures.h"
-#include "master/job_name.h"
+#include "common/job_name.h"
 #include "proto/job.pb.h"
 #include "common/cli_support.h"
 #include "tools/mrctl_common.h"

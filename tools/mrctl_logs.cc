@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "proto/cluster.pb.h"
-#include "worker/task_log_client.h"
+#include "common/task_log_client.h"
 
 namespace mr::tools {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/job_figures.h"
-#include "master/job_name.h"
+#include "common/job_name.h"
 
 namespace mr::tools {
 namespace {

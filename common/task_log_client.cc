@@ -1,4 +1,4 @@
-#include "worker/task_log_client.h"
+#include "common/task_log_client.h"
 
 #include <cctype>
 
