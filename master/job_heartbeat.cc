@@ -78,27 +78,10 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
   if (node == sched::kNoNode || !state_.node(node).live) return;
   UpdateDistances(node, req);
   const bool recovering = MaybeRecover();
-  // Attempts the master believes run here but the worker does not list
-  // were lost. (The worker starts the launches of a reply before its next
-  // beat, so every earlier launch is listed.)
-  std::set<std::tuple<int64_t, bool, int32_t, int32_t>> listed;
-  for (const pb::TaskReport& r : req.tasks()) {
-    listed.emplace(r.job_id(), r.is_map(), r.index(), r.attempt());
-    ApplyReport(node, r);
-  }
-  std::vector<std::tuple<int64_t, bool, int32_t, int32_t>> missing;
-  for (auto& [id, job] : active_) {
-    for (const RunningAttempt& a : RunningOn(state_, job->sid, node)) {
-      if (!listed.count({id, a.is_map, a.index, a.attempt})) missing.emplace_back(id, a.is_map, a.index, a.attempt);
-    }
-  }
-  for (const auto& [id, is_map, index, attempt] : missing) {
-    ActiveJob* job = Find(id);
-    // Still that attempt (an earlier failure in this loop may have ended the job or the task).
-    if (job != nullptr && AttemptOn(state_, job->sid, is_map, index, node) == attempt) {
-      TaskFailed(*job, is_map, index, node, "the worker does not run it", false);
-    }
-  }
+  const bool listed_all = ListsAllAttempts(node, req);
+  // The reports first, then the attempts the worker no longer runs.
+  for (const pb::TaskReport& r : req.tasks()) ApplyReport(node, r);
+  LoseUnlisted(node, req, listed_all);
   for (auto& ref : kills_[req.worker_id()]) *reply->add_kills() = std::move(ref);
   kills_.erase(req.worker_id());
   for (int64_t id : finished_[req.worker_id()]) reply->add_finished_jobs(id);
@@ -118,6 +101,50 @@ void JobTracker::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - decision_start).count());
   }
   sched::SpeculateAt(state_, sched::Heartbeat{node, Now()}, *speculator_, *scheduler_, launcher);
+}
+
+// True when the beat lists every attempt the master runs on `node`: as many
+// distinct current attempts as the node's slot counters (ClusterState keeps
+// them, backups included) hold. O(reports), where the scan in
+// LoseUnlisted is O(tasks of every active job): with 100,000 tasks and
+// 500 workers that scan was 30 % of the master's CPU (issue 29,
+// docs/benchmarks.md "Master at scale"). Called before the reports apply.
+bool JobTracker::ListsAllAttempts(sched::NodeId node, const pb::HeartbeatRequest& req) const {
+  std::set<std::tuple<int64_t, bool, int32_t, int32_t>> current;
+  for (const pb::TaskReport& r : req.tasks()) {
+    const ActiveJob* job = Find(r.job_id());
+    if (job == nullptr || r.index() < 0) continue;
+    const sched::Job& sj = state_.job(job->sid);
+    if (static_cast<size_t>(r.index()) >= (r.is_map() ? sj.maps.size() : sj.reduces.size())) continue;
+    if (AttemptOn(state_, job->sid, r.is_map(), r.index(), node) == r.attempt()) {
+      current.emplace(r.job_id(), r.is_map(), r.index(), r.attempt());
+    }
+  }
+  const sched::Node& n = state_.node(node);
+  return current.size() == static_cast<size_t>(n.running_maps + n.running_reduces);
+}
+
+// Attempts the master believes run on `node` but the worker does not list
+// were lost. (The worker starts the launches of a reply before its next
+// beat, so every earlier launch is listed.) `listed_all`: ListsAllAttempts
+// said none is missing.
+void JobTracker::LoseUnlisted(sched::NodeId node, const pb::HeartbeatRequest& req, bool listed_all) {
+  if (listed_all) return;
+  std::set<std::tuple<int64_t, bool, int32_t, int32_t>> listed;
+  for (const pb::TaskReport& r : req.tasks()) listed.emplace(r.job_id(), r.is_map(), r.index(), r.attempt());
+  std::vector<std::tuple<int64_t, bool, int32_t, int32_t>> missing;
+  for (auto& [id, job] : active_) {
+    for (const RunningAttempt& a : RunningOn(state_, job->sid, node)) {
+      if (!listed.count({id, a.is_map, a.index, a.attempt})) missing.emplace_back(id, a.is_map, a.index, a.attempt);
+    }
+  }
+  for (const auto& [id, is_map, index, attempt] : missing) {
+    ActiveJob* job = Find(id);
+    // Still that attempt (an earlier failure in this loop may have ended the job or the task).
+    if (job != nullptr && AttemptOn(state_, job->sid, is_map, index, node) == attempt) {
+      TaskFailed(*job, is_map, index, node, "the worker does not run it", false);
+    }
+  }
 }
 
 // Datacenters no worker is in (no index) are left out.

@@ -262,6 +262,10 @@ class JobTracker {
   // while the policy is "probabilistic" its distance matrix from them —
   // rebuilt only when a rate or the node count changed (link_costs.h).
   void UpdateDistances(sched::NodeId node, const pb::HeartbeatRequest& req);
+  // A heartbeat's attempts the master runs there but the worker no longer
+  // lists are lost (job_heartbeat.cc).
+  bool ListsAllAttempts(sched::NodeId node, const pb::HeartbeatRequest& req) const;
+  void LoseUnlisted(sched::NodeId node, const pb::HeartbeatRequest& req, bool listed_all);
   LinkCosts link_costs_;
   bool costs_changed_ = false;
   size_t costs_nodes_ = 0;  // node count at the last build; 0 = none since the policy became probabilistic
