@@ -2,7 +2,6 @@
 #include "bench/master_scale/fleet.h"
 
 #include <algorithm>
-#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -80,7 +79,6 @@ class Fleet::Worker {
   std::vector<pb::BlockRef> received_;  // since the last beat
   std::vector<Task> tasks_;
   std::vector<pb::TaskReport> ended_;
-  std::vector<std::pair<int64_t, int32_t>> done_maps_;  // outputs held here (job, map)
   uint64_t membership_version_ = 0;
   bool stopped_ = false;
   bool registered_ = false;
@@ -147,11 +145,7 @@ awaitable<Status> Fleet::Worker::Register() {
 }
 
 void Fleet::Worker::LoseTasks() {
-  for (const Task& t : tasks_) {
-    f_.lost_.insert({t.spec.job_id(), t.spec.is_map(), t.spec.index()});
-  }
-  for (const auto& [job, index] : done_maps_) f_.lost_.insert({job, true, index});
-  done_maps_.clear();
+  f_.NoteLoss(index_);
   tasks_.clear();
   ended_.clear();
 }
@@ -316,7 +310,6 @@ awaitable<void> Fleet::Worker::EndDueTasks(Steady::time_point now) {
         r.add_partition_bytes(in / 3 / parts);
       }
       ++f_.stats_.maps_done;
-      if (t.spec.reducers() > 0) done_maps_.emplace_back(t.spec.job_id(), t.spec.index());
     } else {
       std::string path;
       Status s = co_await WriteOutput(t.spec, &path);
@@ -364,6 +357,7 @@ Fleet::Fleet(asio::io_context& io, const ClusterConfig& config, FleetOptions opt
       options_(options),
       rng_(options.seed) {
   for (int i = 0; i < options_.workers; ++i) workers_.push_back(std::make_unique<Worker>(*this, i));
+  losses_.assign(static_cast<size_t>(options_.workers), 0);
 }
 
 Fleet::~Fleet() = default;
@@ -413,16 +407,34 @@ void Fleet::NoteLaunch(const pb::TaskSpec& spec, int worker) {
   ++stats_.launches_total;
   if (window_) ++stats_.launches;
   const TaskKey key{spec.job_id(), spec.is_map(), spec.index()};
-  auto [it, fresh] = last_launch_on_.try_emplace(key, worker);
+  const LaunchedOn now{worker, losses_[static_cast<size_t>(worker)]};
+  auto [it, fresh] = last_launch_.try_emplace(key, now);
   if (fresh) return;
-  it->second = worker;
-  if (lost_.erase(key) > 0) {
+  const LaunchedOn before = it->second;
+  it->second = now;
+  if (losses_[static_cast<size_t>(before.worker)] > before.losses) {
     ++stats_.relaunches_after_loss;
   } else {
-    ++stats_.duplicate_launches;
-    spdlog::warn("job {} {} {} launched again (attempt {}) though no earlier attempt was lost",
-                 spec.job_id(), spec.is_map() ? "map" : "reduce", spec.index(), spec.attempt());
+    unexplained_.emplace_back(key, before);
   }
+}
+
+const FleetStats& Fleet::stats() {
+  std::vector<std::pair<TaskKey, LaunchedOn>> still;
+  for (const auto& [key, before] : unexplained_) {
+    if (losses_[static_cast<size_t>(before.worker)] > before.losses) {
+      ++stats_.relaunches_after_loss;
+      continue;
+    }
+    still.emplace_back(key, before);
+  }
+  unexplained_.clear();
+  stats_.duplicate_launches += static_cast<int64_t>(still.size());
+  for (const auto& [key, before] : still) {
+    spdlog::warn("job {} {} {} launched again though worker {} lost nothing", std::get<0>(key),
+                 std::get<1>(key) ? "map" : "reduce", std::get<2>(key), WorkerId(before.worker));
+  }
+  return stats_;
 }
 
 }  // namespace mr::bench

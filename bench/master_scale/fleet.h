@@ -28,7 +28,6 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -94,7 +93,8 @@ class Fleet {
   // Latency and launch counts accumulate only between these two calls.
   void OpenWindow();
   void CloseWindow();
-  const FleetStats& stats() const { return stats_; }
+  // Judges the relaunches not yet explained, then returns the figures.
+  const FleetStats& stats();
   // Tasks running on the fleet now.
   int64_t Running() const;
 
@@ -102,19 +102,30 @@ class Fleet {
   class Worker;
   friend class Worker;
   using TaskKey = std::tuple<int64_t, bool, int32_t>;
-  // Records a launch; counts a duplicate unless the task's last attempt ran
-  // on a stopped worker.
+  // Records a launch (see last_launch_).
   void NoteLaunch(const pb::TaskSpec& spec, int worker);
+  // Worker `worker` lost its attempts and map outputs.
+  void NoteLoss(int worker) { ++losses_[static_cast<size_t>(worker)]; }
 
   asio::io_context& io_;
   ClusterConfig config_;
   RpcOptions rpc_;
   FleetOptions options_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::map<TaskKey, int> last_launch_on_;  // task → worker index of its latest attempt
-  // Tasks whose attempt (or finished map output) was on a worker that was
-  // stopped or registered again: launching them again is no duplicate.
-  std::set<TaskKey> lost_;
+  // Each task's latest launch: the worker, and that worker's losses then.
+  struct LaunchedOn {
+    int worker = 0;
+    int losses = 0;
+  };
+  std::map<TaskKey, LaunchedOn> last_launch_;
+  // Per worker: times it lost its attempts (stopped, or told to register
+  // again: the master declared it dead). A task launched again is no
+  // duplicate when its earlier worker lost its attempts since; the master
+  // may relaunch before that worker hears it was declared dead, so a
+  // relaunch that is not yet explained waits in `unexplained_` and is
+  // judged at the end (stats()).
+  std::vector<int> losses_;
+  std::vector<std::pair<TaskKey, LaunchedOn>> unexplained_;
   FleetStats stats_;
   std::vector<std::string> stopped_ids_;
   bool window_ = false;

@@ -79,12 +79,14 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   const auto t_in = Steady::now();
   if (Status s = co_await WriteInputs(o, config, rpc, fleet); !s.ok()) co_return Fail("inputs: " + s.ToString());
   report.Add("input_blocks_per_s", o.maps / (MsSince(t_in) / 1000));
+  if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
   auto submits = co_await SubmitJobs(o, **conn);
   if (!submits.ok()) co_return Fail("submit: " + submits.status().ToString());
   report.Add("submit_ms_p50", Percentile(*submits, 50));
   report.Add("submit_ms_max", Percentile(*submits, 100));
   co_await Sleep(std::chrono::seconds(o.warmup_s));
 
+  if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
   const pid_t perf = o.perf_out.empty() ? 0 : StartPerf(master.pid(), o.perf_out);
   fleet.OpenWindow();
   const double cpu0 = master.CpuSeconds();
@@ -110,20 +112,22 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   bool ok = noticed.ok();
   if (o.until_done) {
     std::string states;
+    if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
     auto done = co_await WaitJobsDone(**conn, o.done_timeout_s, &states);
     report.Add("jobs", states);
     ok = ok && done.ok() && *done;
   }
-  report.Add("launches", st.launches_total);
-  report.Add("duplicate_launches", st.duplicate_launches);
-  report.Add("relaunches_after_loss", st.relaunches_after_loss);
-  report.Add("beat_errors", st.beat_errors);
-  report.Add("reregisters", st.reregisters);
-  report.Add("output_errors", st.output_errors);
-  report.Add("member_lists", st.member_lists);
-  report.Add("member_entries", st.member_entries);
+  const FleetStats& end = fleet.stats();  // relaunches judged once the run is over
+  report.Add("launches", end.launches_total);
+  report.Add("duplicate_launches", end.duplicate_launches);
+  report.Add("relaunches_after_loss", end.relaunches_after_loss);
+  report.Add("beat_errors", end.beat_errors);
+  report.Add("reregisters", end.reregisters);
+  report.Add("output_errors", end.output_errors);
+  report.Add("member_lists", end.member_lists);
+  report.Add("member_entries", end.member_entries);
   report.Print();
-  co_return ok && st.duplicate_launches == 0 && st.beat_errors == 0 && st.output_errors == 0;
+  co_return ok && end.duplicate_launches == 0 && end.beat_errors == 0 && end.output_errors == 0;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // bench/master_scale.sh for the sweep; the suite runs a small jobs run
 // (tests/bench/master_scale_test.sh).
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "bench/master_scale/scenarios.h"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "master_scale: --jobs %d is more than --maps %d\n", o.jobs, o.maps);
     return 2;
   }
+  // Figures go to stdout as one JSON line; every log line to stderr.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("master_scale"));
   spdlog::set_level(spdlog::level::warn);
   const bool ok = run == "jobs" ? mr::bench::RunJobs(o) : mr::bench::RunNamespace(o);
   return ok ? 0 : 1;

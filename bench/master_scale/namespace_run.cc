@@ -82,6 +82,7 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
 
   if (Status s = co_await NameNodeOps(o, config, rpc, report); !s.ok()) co_return Fail(s.ToString());
 
+  if (Status r = co_await Refresh(*conn, config.master.address, rpc); !r.ok()) co_return Fail(r.ToString());
   pb::PathRequest ls;
   ls.set_path("/ns/d0");
   pb::ListReply listed;

@@ -47,6 +47,15 @@ awaitable<Result<std::unique_ptr<Connection>>> ConnectWithin(const HostPort& add
   }
 }
 
+awaitable<Status> Refresh(std::unique_ptr<Connection>& conn, const HostPort& address,
+                          const RpcOptions& rpc) {
+  if (conn && conn->IsFresh()) co_return Status::OK();
+  auto fresh = co_await Connect(address, rpc);
+  if (!fresh.ok()) co_return fresh.status();
+  conn = std::move(fresh).value();
+  co_return Status::OK();
+}
+
 bool Fail(const std::string& why) {
   std::fprintf(stderr, "master_scale: %s\n", why.c_str());
   return false;

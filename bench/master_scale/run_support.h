@@ -24,6 +24,10 @@ awaitable<bool> WaitFor(std::function<bool()> ready, Steady::duration limit);
 awaitable<Result<std::unique_ptr<Connection>>> ConnectWithin(const HostPort& address,
                                                              const RpcOptions& rpc,
                                                              Steady::duration limit);
+// `conn` again, or a new connection when the master may have closed it for
+// idleness (Connection::IsFresh).
+awaitable<Status> Refresh(std::unique_ptr<Connection>& conn, const HostPort& address,
+                          const RpcOptions& rpc);
 // Prints "master_scale: <why>" to stderr; false.
 bool Fail(const std::string& why);
 
