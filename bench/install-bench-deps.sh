@@ -2,12 +2,13 @@
 # Installs the Debian 12 packages the benchmarks need beyond
 # deploy/install-deps.sh: MR-MPI (a baseline of bench/jobs_baselines.sh) and
 # the MPI it is built against. Debian's libmrmpi1 links Open MPI, so the
-# compiler wrappers and `mpirun` come from Open MPI too. The main build and CI
+# compiler wrappers and `mpirun` come from Open MPI too; and linux-perf, which
+# bench/master_scale.sh --perf runs on the master. The main build and CI
 # do not need any of this: bench/CMakeLists.txt skips wc_mrmpi without it.
 # Idempotent: asks dpkg first and calls apt-get only when something is missing.
 set -euo pipefail
 
-PACKAGES=(libmrmpi-dev libopenmpi-dev openmpi-bin)
+PACKAGES=(libmrmpi-dev libopenmpi-dev openmpi-bin linux-perf)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

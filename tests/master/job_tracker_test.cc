@@ -140,6 +140,18 @@ class JobTrackerTest : public ::testing::Test {
     return reply;
   }
 
+  // True when w2 or w3 is given the next attempt of `a`'s task (a task that
+  // failed on w1 goes elsewhere first).
+  bool RelaunchedElsewhere(const Attempt& a) {
+    for (const char* w : {"w2", "w3"}) {
+      const pb::HeartbeatReply reply = Beat(w);
+      for (const pb::TaskSpec& s : reply.launches()) {
+        if (s.index() == a.index && s.attempt() == a.attempt + 1) return true;
+      }
+    }
+    return false;
+  }
+
   pb::JobRecord Record() {
     pb::JobRecord r;
     EXPECT_TRUE(t_->Show(id_, &r).ok());
@@ -178,6 +190,31 @@ class JobTrackerTest : public ::testing::Test {
   std::set<std::string> removed_;
   Attempt straggler_;
 };
+
+// A worker's heartbeat lists every attempt it runs; one the master placed
+// there that the list leaves out was lost (the heartbeat settles this from
+// the node's slot counts, without a scan of every task: issue 29).
+TEST_F(JobTrackerTest, AnAttemptTheWorkerDoesNotListIsLost) {
+  Beat("w1");
+  ASSERT_EQ(running_["w1"].size(), 1u);
+  const Attempt lost = *running_["w1"].begin();
+  Beat("w1");
+  EXPECT_EQ(Record().maps_running(), 1) << "listed: still running";
+  running_["w1"].clear();  // the worker forgot it (a crash of its task runner)
+  EXPECT_EQ(Beat("w1").launches_size(), 1) << "w1's slot is free again";
+  EXPECT_TRUE(RelaunchedElsewhere(lost)) << "the task is pending again";
+}
+
+// The same when the list is as long as the master's but names another
+// attempt (a stale one): only current attempts count as listed.
+TEST_F(JobTrackerTest, AStaleAttemptInTheListDoesNotStandForTheCurrentOne) {
+  Beat("w1");
+  ASSERT_EQ(running_["w1"].size(), 1u);
+  const Attempt current = *running_["w1"].begin();
+  running_["w1"] = {{current.index, current.attempt + 7}};
+  EXPECT_EQ(Beat("w1").launches_size(), 1) << "w1's slot is free again";
+  EXPECT_TRUE(RelaunchedElsewhere(current));
+}
 
 TEST_F(JobTrackerTest, HadoopBacksUpAStragglerOnlyAfterSixtySeconds) {
   StragglerOnW3(59999);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# One master, thousands of workers (issue 29): bench/master_scale runs an
+# emulated fleet (bench/master_scale/fleet.h says what is emulated) against
+# a real mr-master it starts, per point of the sweep, with a fresh data
+# directory each time.
+#
+#   bench/master_scale.sh [--workers "500 1000 2000 4000 8000"] [--policies "fifo fair joss-t"]
+#                         [--maps 100000] [--jobs 50] [--reducers 5] [--heartbeat-ms 3000]
+#                         [--window-s 60] [--warmup-s 10] [--map-ms 20000] [--perf]
+#   bench/master_scale.sh --namespace [--files 1000000] [--blocks-per-file 10]
+#                         [--ns-workers 200] [--ops 20000]
+#
+# Jobs sweep: per point one JSON line (heartbeat latency p50/p99, decisions/s,
+# master CPU and RSS, submit latency, time to notice 3 stopped workers, ...)
+# in bench/out/master_scale.jsonl, with the load average before the point;
+# --perf adds `perf report` of the master over the window
+# (bench/out/master_scale-perf-POLICY-N.txt; perf from
+# bench/install-bench-deps.sh). --namespace: the namespace run instead
+# (bench/out/master_scale_ns.jsonl). Prints a Markdown table at the end.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${MR_BUILD_DIR:-$ROOT/build}"
+workers="500 1000 2000 4000 8000" policies="fifo fair joss-t"
+maps=100000 jobs=50 reducers=5 hb=3000 window=60 warmup=10 map_ms=20000 perf=0
+namespace=0 files=1000000 bpf=10 ns_workers=200 ops=20000
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --workers) workers="$2"; shift 2 ;;
+    --policies) policies="$2"; shift 2 ;;
+    --maps) maps="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --reducers) reducers="$2"; shift 2 ;;
+    --heartbeat-ms) hb="$2"; shift 2 ;;
+    --window-s) window="$2"; shift 2 ;;
+    --warmup-s) warmup="$2"; shift 2 ;;
+    --map-ms) map_ms="$2"; shift 2 ;;
+    --perf) perf=1; shift ;;
+    --namespace) namespace=1; shift ;;
+    --files) files="$2"; shift 2 ;;
+    --blocks-per-file) bpf="$2"; shift 2 ;;
+    --ns-workers) ns_workers="$2"; shift 2 ;;
+    --ops) ops="$2"; shift 2 ;;
+    *) echo "master_scale: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+for b in "$BUILD/bench/master_scale" "$BUILD/master/mr-master"; do
+  [[ -x "$b" ]] || { echo "master_scale: $b is missing: ninja -C $BUILD master_scale mr-master" >&2; exit 2; }
+done
+if (( perf )) && ! command -v perf >/dev/null; then
+  echo "master_scale: perf is missing: run bench/install-bench-deps.sh" >&2; exit 2
+fi
+OUT="$ROOT/bench/out"; mkdir -p "$OUT"
+WORK="$(mktemp -d /tmp/mr-bench-scale-XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# write_config POLICY: a fresh cluster file and data directory in $WORK.
+write_config() {
+  rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+  cat >"$WORK/cluster.toml" <<EOF
+[cluster]
+name = "scale"
+secret = "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+heartbeat_interval_ms = $hb
+dead_after_missed_heartbeats = 10
+
+[master]
+address = "127.0.0.1:$(free_port)"
+data_dir = "$WORK/data/master"
+
+[dfs]
+block_size = 134217728
+replication = 3
+
+[scheduler]
+name = "$1"
+seed = 1
+
+[speculation]
+name = "none"
+EOF
+}
+
+if (( namespace )); then
+  write_config fifo
+  load="$(cut -d' ' -f1-3 /proc/loadavg)"
+  line="$("$BUILD/bench/master_scale" namespace --config "$WORK/cluster.toml" \
+    --master "$BUILD/master/mr-master" --log "$WORK/master.log" --workers "$ns_workers" \
+    --files "$files" --blocks-per-file "$bpf" --ops "$ops")"
+  echo "$line" | jq -c --arg load "$load" --arg cores "$(nproc)" '. + {load_before: $load, cores: $cores}' |
+    tee -a "$OUT/master_scale_ns.jsonl"
+  exit 0
+fi
+
+: >"$WORK/points.jsonl"
+for policy in $policies; do
+  for n in $workers; do
+    write_config "$policy"
+    load="$(cut -d' ' -f1-3 /proc/loadavg)"
+    perf_args=()
+    if (( perf )); then perf_args=(--perf-out "$WORK/perf.data"); fi
+    echo "master_scale: $policy, $n workers (load before: $load)" >&2
+    if ! line="$("$BUILD/bench/master_scale" jobs --config "$WORK/cluster.toml" \
+        --master "$BUILD/master/mr-master" --log "$WORK/master.log" --workers "$n" \
+        --maps "$maps" --jobs "$jobs" --reducers "$reducers" --map-ms "$map_ms" \
+        --window-s "$window" --warmup-s "$warmup" "${perf_args[@]}")"; then
+      echo "master_scale: the $policy/$n point failed (its checks or the run); master log: $WORK/master.log" >&2
+      cp "$WORK/master.log" "$OUT/master_scale-failed-$policy-$n.log" 2>/dev/null || true
+    fi
+    [[ -n "${line:-}" ]] || continue
+    echo "$line" | jq -c --arg p "$policy" --arg load "$load" --arg hb "$hb" \
+      '. + {policy: $p, load_before: $load, heartbeat_ms: ($hb | tonumber)}' |
+      tee -a "$OUT/master_scale.jsonl" >>"$WORK/points.jsonl"
+    if (( perf )) && [[ -f "$WORK/perf.data" ]]; then
+      perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio 2>/dev/null |
+        grep -v '^#' | grep -v '^$' | head -40 >"$OUT/master_scale-perf-$policy-$n.txt" || true
+      rm -f "$WORK/perf.data"
+    fi
+  done
+done
+echo "| policy | workers | load before | beat p50 ms | beat p99 ms | decisions/s | master cores | RSS MiB | submit p50 ms | dead noticed s | dup launches | beat errors |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+jq -r '"| \(.policy) | \(.workers) | \(.load_before) | \(.beat_ms_p50) | \(.beat_ms_p99) | \(.decisions_per_s) | \(.master_cpu_cores) | \(.master_rss_mib) | \(.submit_ms_p50) | \(.dead_noticed_s) | \(.duplicate_launches) | \(.beat_errors) |"' "$WORK/points.jsonl"

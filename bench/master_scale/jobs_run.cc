@@ -1,0 +1,141 @@
+// bench/master_scale's jobs run: the fleet registers, input files are
+// written (metadata only), jobs are submitted through job.Submit, and the
+// master is measured over a window while the fleet runs their tasks.
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "bench/master_scale/dfs_load.h"
+#include "bench/master_scale/master_process.h"
+#include "bench/master_scale/run_support.h"
+#include "bench/master_scale/scenarios.h"
+#include "proto/job.pb.h"
+
+namespace mr::bench {
+namespace {
+
+// Writes the jobs' input files, four at a time.
+awaitable<Status> WriteInputs(const ScaleOptions& o, const ClusterConfig& config,
+                              const RpcOptions& rpc, Fleet& fleet) {
+  const int per_job = o.maps / o.jobs;
+  auto rate = co_await TimeOps(config.master.address, rpc, 4, o.jobs,
+                               [&, per_job](Connection& conn, int64_t j) {
+                                 return WriteMetadataFile(conn, &fleet, "/scale/in/j" + std::to_string(j),
+                                                          per_job, config.dfs.block_size);
+                               });
+  co_return rate.status();
+}
+
+// Submits the jobs one after another; the latency of each.
+awaitable<Result<std::vector<double>>> SubmitJobs(const ScaleOptions& o, Connection& conn) {
+  std::vector<double> ms;
+  for (int j = 0; j < o.jobs; ++j) {
+    pb::JobSpec spec;
+    spec.set_job("wordcount");
+    spec.add_inputs("/scale/in/j" + std::to_string(j));
+    spec.set_output("/scale/out/j" + std::to_string(j));
+    spec.set_reducers(o.reducers);
+    pb::SubmitJobReply reply;
+    const auto t = Steady::now();
+    MR_CO_RETURN_IF_ERROR(co_await conn.Call("job.Submit", spec, &reply));
+    ms.push_back(MsSince(t));
+  }
+  co_return ms;
+}
+
+// Until every job has ended: true when all succeeded.
+awaitable<Result<bool>> WaitJobsDone(Connection& conn, int timeout_s, std::string* states) {
+  const auto deadline = Steady::now() + std::chrono::seconds(timeout_s);
+  while (true) {
+    pb::JobListReply list;
+    MR_CO_RETURN_IF_ERROR(co_await conn.Call("job.List", pb::Empty(), &list));
+    int running = 0, succeeded = 0;
+    for (const pb::JobRecord& r : list.jobs()) {
+      running += r.state() == "running";
+      succeeded += r.state() == "succeeded";
+    }
+    *states = fmt::format("{} succeeded of {}", succeeded, list.jobs_size());
+    if (running == 0) co_return succeeded == list.jobs_size();
+    if (Steady::now() > deadline) co_return false;
+    co_await Sleep(std::chrono::seconds(1));
+  }
+}
+
+awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, MasterProcess& master,
+                      Fleet& fleet) {
+  const RpcOptions rpc = RpcOptions::FromConfig(config, "master_scale");
+  auto conn = co_await ConnectWithin(config.master.address, rpc, std::chrono::seconds(60));
+  if (!conn.ok()) co_return Fail("the master does not answer: " + conn.status().ToString());
+  const auto t_reg = Steady::now();
+  fleet.Start();
+  if (!co_await WaitFor([&] { return fleet.Registered() == o.fleet.workers; }, std::chrono::minutes(10))) {
+    co_return Fail(fmt::format("only {} of {} workers registered", fleet.Registered(), o.fleet.workers));
+  }
+  Report report;
+  report.Add("workers", o.fleet.workers);
+  report.Add("register_s", MsSince(t_reg) / 1000);
+  const auto t_in = Steady::now();
+  if (Status s = co_await WriteInputs(o, config, rpc, fleet); !s.ok()) co_return Fail("inputs: " + s.ToString());
+  report.Add("input_blocks_per_s", o.maps / (MsSince(t_in) / 1000));
+  if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
+  auto submits = co_await SubmitJobs(o, **conn);
+  if (!submits.ok()) co_return Fail("submit: " + submits.status().ToString());
+  report.Add("submit_ms_p50", Percentile(*submits, 50));
+  report.Add("submit_ms_max", Percentile(*submits, 100));
+  co_await Sleep(std::chrono::seconds(o.warmup_s));
+
+  if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
+  const pid_t perf = o.perf_out.empty() ? 0 : StartPerf(master.pid(), o.perf_out);
+  fleet.OpenWindow();
+  const double cpu0 = master.CpuSeconds();
+  const auto t0 = Steady::now();
+  for (int i = 0; i < o.stop_workers; ++i) fleet.StopWorker(i * (o.fleet.workers / std::max(1, o.stop_workers)));
+  auto noticed = co_await TimeToNoticeDead(**conn, fleet, o, std::chrono::seconds(o.window_s));
+  co_await Sleep(std::chrono::milliseconds(static_cast<int64_t>(o.window_s * 1000 - MsSince(t0))));
+  const double window_s = MsSince(t0) / 1000;
+  const double cpu = (master.CpuSeconds() - cpu0) / window_s;
+  fleet.CloseWindow();
+  StopPerf(perf);
+  const FleetStats& st = fleet.stats();
+  report.Add("beats_per_s", static_cast<double>(st.beats) / window_s);
+  report.Add("beat_ms_p50", Percentile(st.beat_ms, 50));
+  report.Add("beat_ms_p99", Percentile(st.beat_ms, 99));
+  report.Add("beat_ms_max", Percentile(st.beat_ms, 100));
+  report.Add("decisions_per_s", static_cast<double>(st.launches) / window_s);
+  report.Add("master_cpu_cores", cpu);
+  report.Add("master_rss_mib", static_cast<double>(master.RssBytes()) / (1 << 20));
+  report.Add("master_peak_rss_mib", static_cast<double>(master.PeakRssBytes()) / (1 << 20));
+  report.Add("dead_noticed_s", noticed.ok() ? *noticed : -1);
+  report.Add("running_tasks", static_cast<double>(fleet.Running()));
+  bool ok = noticed.ok();
+  if (o.until_done) {
+    std::string states;
+    if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
+    auto done = co_await WaitJobsDone(**conn, o.done_timeout_s, &states);
+    report.Add("jobs", states);
+    ok = ok && done.ok() && *done;
+  }
+  const FleetStats& end = fleet.stats();  // relaunches judged once the run is over
+  report.Add("launches", end.launches_total);
+  report.Add("duplicate_launches", end.duplicate_launches);
+  report.Add("relaunches_after_loss", end.relaunches_after_loss);
+  report.Add("beat_errors", end.beat_errors);
+  report.Add("reregisters", end.reregisters);
+  report.Add("output_errors", end.output_errors);
+  report.Add("member_lists", end.member_lists);
+  report.Add("member_entries", end.member_entries);
+  report.Print();
+  co_return ok && end.duplicate_launches == 0 && end.beat_errors == 0 && end.output_errors == 0;
+}
+
+}  // namespace
+
+bool RunJobs(const ScaleOptions& o) {
+  return RunAgainstMaster(o, [&](const ClusterConfig& config, MasterProcess& master, Fleet& fleet) {
+    return Drive(o, config, master, fleet);
+  });
+}
+
+}  // namespace mr::bench

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The master at reduced scale (issue 29, item 6): 300 emulated workers
+# (bench/master_scale/fleet.h) against a real mr-master, three jobs of 300
+# maps and 2 reduces each, two workers stopped mid-run. Every task must be
+# launched once (again only after its worker was lost: stopped, or declared
+# dead by a master that heard nothing for 5 s on a loaded machine), every heartbeat must
+# succeed, every job must succeed, and the stopped workers must be declared
+# dead. No timing assertion: the figures are printed, not judged.
+# Registered in tests/CMakeLists.txt; about half a minute.
+#
+#   tests/bench/master_scale_test.sh MASTER_SCALE MR_MASTER
+set -euo pipefail
+SCALE="$1" MASTER="$2"
+WORK="$(mktemp -d /tmp/master-scale-test-XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+cat >"$WORK/cluster.toml" <<TOML
+[cluster]
+name = "scale-test"
+secret = "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+heartbeat_interval_ms = 500
+dead_after_missed_heartbeats = 10
+
+[master]
+address = "127.0.0.1:$port"
+data_dir = "$WORK/master"
+
+[dfs]
+replication = 3
+
+[scheduler]
+name = "fifo"
+
+[speculation]
+name = "none"
+TOML
+rc=0
+line="$("$SCALE" jobs --config "$WORK/cluster.toml" --master "$MASTER" --log "$WORK/master.log" \
+  --workers 300 --jobs 3 --maps 900 --reducers 2 --map-ms 1500 --reduce-ms 500 \
+  --warmup-s 1 --window-s 8 --stop-workers 2 --until-done --done-timeout-s 180)" || rc=$?
+echo "$line"
+fail() { echo "FAIL: $*"; tail -20 "$WORK/master.log" 2>/dev/null; exit 1; }
+[[ -n "$line" ]] || fail "master_scale printed no figures (exit $rc)"
+check() { [[ "$(jq -r "$1" <<<"$line")" == true ]] || fail "$2 ($1)"; }
+check '.jobs == "3 succeeded of 3"' "every job succeeds"
+check '.duplicate_launches == 0' "no task is launched twice unless its worker was lost"
+check '.launches >= 906' "every map and reduce was launched"
+check '.beat_errors == 0' "every heartbeat succeeds"
+check '.output_errors == 0' "every reduce's output file is created"
+check '.dead_noticed_s > 0' "the stopped workers are declared dead"
+(( rc == 0 )) || fail "master_scale exited $rc"
+echo PASS
