@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <boost/asio.hpp>
 
@@ -47,6 +48,10 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
+  HttpResponse() = default;
+  HttpResponse(int status_code, std::string type, std::string text, std::string see_other = {})
+      : status(status_code), content_type(std::move(type)), body(std::move(text)), location(std::move(see_other)) {}
+
   int status = 200;
   std::string content_type = "text/html; charset=utf-8";
   std::string body;

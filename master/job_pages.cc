@@ -57,7 +57,7 @@ std::string Phases(const google::protobuf::Map<std::string, int64_t>& phases) {
 int64_t Total(const pb::Traffic& t) { return t.local() + t.same_dc() + t.other_dc(); }
 
 std::string LogLink(int64_t job, bool is_map, int32_t index, int32_t attempt) {
-  return "<a href=\"" + HtmlEscape(TaskLogLink(job, is_map, index, attempt)) + "\">log</a>";
+  return "<a href=\"" + TaskLogLink(job, is_map, index, attempt) + "\">log</a>";
 }
 
 // The running attempts: progress, rate (progress per second since the

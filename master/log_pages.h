@@ -36,7 +36,8 @@ HttpResponse TaskLogPage(const pb::JobRecord& job, const HttpRequest& req, const
 // log, with the worker that ran it.
 std::string AttemptLogLinks(const pb::JobRecord& job);
 
-// "/job/12/log?task=m3&attempt=1": the link of one attempt's log.
+// "/job/12/log?task=m3&amp;attempt=1": the link of one attempt's log, HTML-escaped
+// for an href.
 std::string TaskLogLink(int64_t job, bool is_map, int32_t index, int32_t attempt);
 
 }  // namespace mr::master

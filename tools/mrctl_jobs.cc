@@ -37,9 +37,6 @@ namespace {
 
 using nlohmann::json;
 
-
-}
-
 // One progress update for a followed job: the fraction of its tasks done,
 // and how far it is.
 void ShowJobProgress(Progress& progress, const pb::JobRecord& r) {

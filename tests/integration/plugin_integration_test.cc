@@ -80,8 +80,6 @@ TEST_F(PluginIntegrationTest, BadPluginsFailTheirJobsNotTheWorkers) {
   EXPECT_EQ(c.MrctlJson("job list --json").size(), 0u);
   // One that loads but misbehaves in its tasks fails its job, not a worker.
   const std::vector<Case> cases = {
-      {"plugin_bad_no_entry", "", "has no entry point mr_job_api_version/mr_job_info"},
-      {"plugin_bad_wrong_version", "", "was built against job API version 3; this runtime has version 2"},
       {"plugin_bad_segfault", "", "task process (mr-task) was killed by signal 11 (Segmentation fault)"},
       {"plugin_bad_loop", "timeout_ms=500", "task process (mr-task) ran longer than the task time limit (500 ms"},
   };

@@ -31,7 +31,7 @@ cd "$tmp" || exit 1  # no .mr/cluster.toml above
 export MR_CONFIG=
 expect 2 "mrctl: no such command 'dfs frob' \(dfs commands: put, get, getmerge, cat, ls, rm, mkdir, stat, mv, cp, du, tail, setrep, test\)$" "$mrctl" dfs frob
 expect 2 "mrctl: no such command 'frob' \(commands: dfs, " "$mrctl" frob
-expect 2 "mrctl: no such command 'job frob' \(job commands: run, list, show, wait, kill" "$mrctl" job frob
+expect 2 "mrctl: no such command 'job frob' \(job commands: run, list, show, wait, logs, kill" "$mrctl" job frob
 expect 2 "mrctl: dfs: a command is required \(put, get, .*\); see mrctl dfs --help$" "$mrctl" dfs
 expect 2 "mrctl: a command is required \(dfs, .*\); see mrctl --help$" "$mrctl"
 expect 2 "mrctl: job show: ID is required; see mrctl job show --help$" "$mrctl" job show
