@@ -13,6 +13,18 @@
 #include "master/master_internal.h"
 
 namespace mr::master {
+namespace {
+
+// Takes `bytes` off `node`'s room in `nodes` (a node of unlimited room, -1,
+// keeps it): a copy ordered to it will take that much before its next
+// heartbeat says so.
+void Reserve(std::vector<dfs::PlacementNode>& nodes, const std::string& node, int64_t bytes) {
+  for (dfs::PlacementNode& n : nodes) {
+    if (n.id == node && n.free_bytes >= 0) n.free_bytes = std::max<int64_t>(0, n.free_bytes - bytes);
+  }
+}
+
+}  // namespace
 
 // Orders copies of blocks that have fewer live replicas than their file asks
 // for, from a live replica to nodes chosen by the placement policy.
@@ -24,7 +36,12 @@ void Master::ScheduleReplication() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
   if (now - started_ < grace) return;
+  // Each node's room, less what the copies in flight to it will take (a
+  // worker with room for two blocks must not be sent three at once).
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
+  for (const auto& [id, b] : blocks_) {
+    if (!b.copy_target.empty()) Reserve(nodes, b.copy_target, b.bytes);
+  }
   for (auto& [id, b] : blocks_) {
     // Surplus copies of blocks a running job reads stay until it ends (the
     // Joint Scheduler prefetches them on purpose).
@@ -66,6 +83,7 @@ void Master::ScheduleReplication() {
     for (const auto& t : *targets) *cmd.add_targets() = Location(t);
     workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
     b.copy_target = (*targets)[0];
+    for (const std::string& t : *targets) Reserve(nodes, t, b.bytes);
     // If the copy fails (a target dies, say), order another after a while.
     b.replication_retry =
         now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
