@@ -10,7 +10,7 @@
 namespace mr::sched {
 namespace {
 
-[[noreturn]] void Die(const std::string& name, const char* want) {
+[[noreturn]] void DieParamBug(const std::string& name, const char* want) {
   std::cerr << "scheduler parameter '" << name << "' is missing or not a " << want
             << " (a bug in the policy's PolicyInfo)\n";
   std::abort();
@@ -19,7 +19,7 @@ namespace {
 template <typename T>
 const T& Get(const SchedulerParams& params, const std::string& name, const char* want) {
   auto it = params.find(name);
-  if (it == params.end() || !std::holds_alternative<T>(it->second)) Die(name, want);
+  if (it == params.end() || !std::holds_alternative<T>(it->second)) DieParamBug(name, want);
   return std::get<T>(it->second);
 }
 

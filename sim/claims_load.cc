@@ -119,7 +119,7 @@ double FirstUnstable(const Runs& runs, const std::string& label) {
   return first;
 }
 
-std::string Rate(double v) { return std::isnan(v) ? "none" : "λ = " + Fmt(v, 0); }
+std::string LambdaText(double v) { return std::isnan(v) ? "none" : "λ = " + Fmt(v, 0); }
 
 }  // namespace
 
@@ -149,7 +149,7 @@ std::optional<Section> JointSection(const std::string& scenario, const Runs& run
   s.table = Table({"λ", "JS backlog", "HFS backlog", "JS slope/s", "HFS slope/s", "JS delay", "HFS delay",
                    "JS", "HFS"}, rows);
   const double js_first = FirstUnstable(runs, "JS"), hfs_first = FirstUnstable(runs, "HFS");
-  const std::string measured = "first unstable rate: HFS " + Rate(hfs_first) + ", JS " + Rate(js_first);
+  const std::string measured = "first unstable rate: HFS " + LambdaText(hfs_first) + ", JS " + LambdaText(js_first);
   // The lowest rate from which HFS's delay exceeds JS's at every higher rate.
   double cross = NAN;
   const auto js_d = Curve(runs, "JS", "map_response_ms"), hfs_d = Curve(runs, "HFS", "map_response_ms");
@@ -172,7 +172,7 @@ std::optional<Section> JointSection(const std::string& scenario, const Runs& run
                         "The average task delay under HFS becomes larger than that under JS when the arrival "
                         "rate is greater than 35 tasks per time slot.",
                         std::isnan(cross) ? "not" : std::abs(cross - 36) <= 3 ? "reproduced" : "partly",
-                        "HFS's delay exceeds JS's from " + Rate(cross) + " on"});
+                        "HFS's delay exceeds JS's from " + LambdaText(cross) + " on"});
   } else {
     const bool stable = std::isnan(js_first) && std::isnan(hfs_first);
     const bool top_only = !(js_first < 48) && !(hfs_first < 48);

@@ -2,49 +2,22 @@
 #include "worker/map_aggregate.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
-#include <cstring>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "worker/record_sort.h"
+
 namespace mr::worker {
 namespace {
+
+using internal::KeyPrefix;
+using internal::Load64;
 
 // Slots of a new table, unless the limit is small (then fewer, at least 16).
 constexpr size_t kInitialSlots = 1024;
 constexpr size_t kMinSlots = 16;
-
-inline uint64_t Load64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline uint32_t LoadBigEndian32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return std::endian::native == std::endian::little ? __builtin_bswap32(v) : v;
-}
-
-// The key's first 8 bytes big-endian, zero-padded: bytewise order of the
-// first 8 bytes is numeric order. Branchy loads rather than a memcpy of a
-// variable length (a libc call per key).
-[[gnu::always_inline]] inline uint64_t KeyPrefix(std::string_view key) {
-  const char* p = key.data();
-  const size_t n = key.size();
-  if (n >= 8) {
-    const uint64_t v = Load64(p);
-    return std::endian::native == std::endian::little ? __builtin_bswap64(v) : v;
-  }
-  if (n >= 4) {  // two overlapping 4-byte loads
-    return uint64_t{LoadBigEndian32(p)} << 32 | uint64_t{LoadBigEndian32(p + n - 4)}
-                                                    << (64 - 8 * n);
-  }
-  if (n == 0) return 0;
-  const auto byte = [&](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
-  return byte(0) << 56 | byte(n / 2) << (56 - 8 * (n / 2)) | byte(n - 1) << (64 - 8 * n);
-}
 
 // murmur3's 64-bit finalizer: every input bit affects every output bit.
 inline uint64_t Fmix64(uint64_t h) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -105,14 +104,6 @@ void SortByPrefix(SortEntry* first, SortEntry* last, uint32_t at, int depth, con
 }
 
 }  // namespace
-
-uint64_t KeyPrefix(std::string_view key) {
-  unsigned char bytes[8] = {};
-  std::memcpy(bytes, key.data(), std::min<size_t>(8, key.size()));
-  uint64_t v = 0;
-  for (unsigned char b : bytes) v = (v << 8) | b;
-  return v;
-}
 
 bool EntryLess(const SortEntry& a, const SortEntry& b, const char* arena) {
   if (a.partition != b.partition) return a.partition < b.partition;

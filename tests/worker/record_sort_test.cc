@@ -142,5 +142,19 @@ TEST(RecordSortTest, KeyPrefixIsBigEndianZeroPadded) {
   EXPECT_EQ(KeyPrefix(std::string("\xff", 1)), uint64_t{0xff} << 56);
 }
 
+// Every length the loads branch on (0-3 bytewise, 4-7 two overlapping loads,
+// 8 and more one load), with distinct bytes, high ones included, against the
+// number built byte by byte.
+TEST(RecordSortTest, KeyPrefixOfEveryShortLengthMatchesTheBytes) {
+  const std::string bytes = "\x01\x82\x03\xf4\x05\x86\x07\xf8\x09\x8a";
+  for (size_t n = 0; n <= bytes.size(); ++n) {
+    uint64_t want = 0;
+    for (size_t i = 0; i < 8; ++i) {
+      want = want << 8 | (i < n ? static_cast<unsigned char>(bytes[i]) : 0u);
+    }
+    EXPECT_EQ(KeyPrefix(std::string_view(bytes).substr(0, n)), want) << "length " << n;
+  }
+}
+
 }  // namespace
 }  // namespace mr::worker::internal
