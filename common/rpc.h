@@ -26,8 +26,11 @@
 // RpcServer accepts connections, runs the handshake, and dispatches each
 // request frame to the handler registered for its method. It holds at most
 // max_unauthenticated_connections peers in the handshake (at most
-// max_unauthenticated_per_address from one address) and closes others at
-// accept; when accept() fails (out of descriptors) it waits 100 ms, doubling
+// max_unauthenticated_per_address from one address): past either cap a new
+// connection is still admitted and the oldest handshake of the address
+// holding the most (of its own address, past the per-address cap) is
+// closed, so a flood churns itself and never locks out a peer that can
+// authenticate; when accept() fails (out of descriptors) it waits 100 ms, doubling
 // to 1 s, before trying again. Refusals and failures are logged once per
 // 10 s with a count. A handler either
 // returns a Status (the server replies with it) or streams frames itself.
@@ -42,6 +45,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -363,8 +367,8 @@ class RpcServer {
   // Connections that failed the handshake (wrong secret, bad or oversized
   // frame, handshake timeout).
   int64_t rejected_connections() const { return rejected_; }
-  // Connections closed at accept because a cap on unauthenticated connections
-  // was reached.
+  // Connections in the handshake closed to make room for a newer one because
+  // a cap on unauthenticated connections was reached.
   int64_t refused_connections() const { return refused_; }
   // Failed accept() calls (EMFILE and the like).
   int64_t accept_errors() const { return accept_errors_; }
@@ -373,11 +377,24 @@ class RpcServer {
 
  private:
   awaitable<void> AcceptLoop();
-  // Takes a handshake slot for a peer at `address` (no port), or logs
-  // (throttled) why not and returns false. REQUIRES: mu_ not held.
-  bool AdmitUnauthenticated(const std::string& address, const std::string& endpoint);
-  void ReleaseUnauthenticated(const std::string& address);
-  awaitable<void> Serve(std::shared_ptr<Connection> conn, std::string address);
+  // A connection in the handshake, by admission order (its ticket).
+  struct Handshaking {
+    std::weak_ptr<Connection> conn;
+    std::string address;  // source address, no port
+  };
+  // Gives `conn` from `address` (no port) a handshake slot, closing the
+  // oldest connection of the biggest holder when the budget is full (logged,
+  // throttled); returns its ticket. REQUIRES: mu_ not held.
+  uint64_t AdmitUnauthenticated(const std::shared_ptr<Connection>& conn, const std::string& address,
+                                const std::string& endpoint);
+  // The handshake of `ticket` ended (either way); a no-op once evicted.
+  void ReleaseUnauthenticated(uint64_t ticket);
+  // REQUIRES for the *Locked helpers: mu_ held.
+  // Forgets the oldest handshake from `address` ("": of the addresses
+  // holding the most) and returns it to be closed; null when none is left.
+  std::shared_ptr<Connection> EvictOldestLocked(const std::string& address);
+  void ForgetLocked(std::map<uint64_t, Handshaking>::iterator it);
+  awaitable<void> Serve(std::shared_ptr<Connection> conn, uint64_t ticket);
 
   asio::any_io_executor executor_;
   RpcOptions options_;
@@ -393,6 +410,8 @@ class RpcServer {
   std::atomic<int64_t> accept_errors_{0};
   std::atomic<int> unauthenticated_{0};
   std::unordered_map<std::string, int> unauthenticated_by_address_;  // guarded by mu_
+  std::map<uint64_t, Handshaking> handshaking_;                      // guarded by mu_
+  uint64_t last_ticket_ = 0;                                          // guarded by mu_
   asio::steady_timer backoff_timer_;
   LogThrottle refused_log_{std::chrono::seconds(10)};
   LogThrottle rejected_log_{std::chrono::seconds(10)};
