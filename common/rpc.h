@@ -35,7 +35,8 @@
 // 10 s with a count. A handler either
 // returns a Status (the server replies with it) or streams frames itself.
 //
-// Thread-safety: a Connection is used by one coroutine at a time. RpcServer's
+// Thread-safety: a Connection is used by one coroutine at a time; only
+// Abort() may be called from elsewhere meanwhile. RpcServer's
 // Handle() must be called before Start(); handlers run on the executor given
 // to the server (the master uses a one-thread io_context, so its handlers
 // never run concurrently).
@@ -179,6 +180,12 @@ class Connection {
   void WatchPeer(const std::string& address);
 
   void Close();
+  // Shuts the socket down (shutdown(2)) if it is still open: the coroutine
+  // using this connection then sees the peer gone, as when it hangs up, and
+  // closes it itself. Unlike Close() (Asio's sockets are not thread-safe),
+  // callable from any thread while a coroutine on another uses the
+  // connection: what RpcServer does to a stranger it evicts, or at Stop().
+  void Abort();
   bool is_open() const { return socket_.is_open(); }
   // True when the peer has sent bytes not yet received, without waiting: a
   // streaming writer's cue that the other end answered early, which in a
@@ -274,6 +281,9 @@ class Connection {
   Status TlsFailed(int ret, int ssl_error, std::string_view what);
 
   tcp::socket socket_;
+  // Held while the descriptor closes and by Abort(), which reads its number
+  // from another thread.
+  std::mutex close_mu_;
   // OpenSSL on socket_'s descriptor once TLS has started; declared after
   // socket_, so freed first (its BIOs do not close the descriptor).
   struct SslFree {
@@ -361,7 +371,8 @@ class RpcServer {
   uint16_t port() const { return port_; }
   // Starts accepting on the executor.
   void Start();
-  // Stops accepting and closes every open connection.
+  // Stops accepting and shuts every open connection down (Abort()): each
+  // one's coroutine then closes it.
   void Stop();
 
   // Connections that failed the handshake (wrong secret, bad or oversized
@@ -397,6 +408,8 @@ class RpcServer {
   awaitable<void> Serve(std::shared_ptr<Connection> conn, uint64_t ticket);
 
   asio::any_io_executor executor_;
+  // The accept loop's and Stop()'s: they share the acceptor.
+  asio::strand<asio::any_io_executor> accept_strand_;
   RpcOptions options_;
   std::string name_;
   tcp::acceptor acceptor_;

@@ -13,8 +13,9 @@
 namespace mr {
 
 RpcServer::RpcServer(asio::any_io_executor executor, RpcOptions options, std::string name)
-    : executor_(executor), options_(std::move(options)), name_(std::move(name)),
-      acceptor_(executor), backoff_timer_(executor) {}
+    : executor_(executor), accept_strand_(asio::make_strand(executor)),
+      options_(std::move(options)), name_(std::move(name)), acceptor_(executor),
+      backoff_timer_(executor) {}
 
 RpcServer::~RpcServer() = default;
 
@@ -43,18 +44,20 @@ Status RpcServer::Listen(const HostPort& address) {
 }
 
 void RpcServer::Start() {
-  asio::co_spawn(executor_, AcceptLoop(), asio::detached);
+  asio::co_spawn(accept_strand_, AcceptLoop(), asio::detached);
 }
 
 void RpcServer::Stop() {
   stopped_ = true;
-  asio::post(executor_, [this] {
+  // On the accept loop's strand: with several threads the loop may be
+  // running elsewhere, and the acceptor is not thread-safe either.
+  asio::post(accept_strand_, [this] {
     boost::system::error_code ec;
     acceptor_.close(ec);
     backoff_timer_.cancel();
     std::lock_guard lock(mu_);
     for (auto& [raw, weak] : open_) {
-      if (auto conn = weak.lock()) conn->Close();
+      if (auto conn = weak.lock()) conn->Abort();  // each one's coroutine closes it
     }
   });
 }
@@ -136,7 +139,17 @@ uint64_t RpcServer::AdmitUnauthenticated(const std::shared_ptr<Connection>& conn
                  "last report)",
                  name_, why, evicted->remote_endpoint(), endpoint, n);
   }
-  asio::post(executor_, [evicted] { evicted->Close(); });
+  // Shut down, not closed: the victim's coroutine may be running on another
+  // of the io_context's threads (mr-worker runs several) and Asio's sockets
+  // are not thread-safe. Closing it from here (816d123, reverted) raced that
+  // coroutine's own close, and the descriptor's number, reused by a newer
+  // connection, was closed under it: the worker's accept failed with 'Bad
+  // file descriptor' and it died. shutdown(2) is safe from any thread; the
+  // victim's coroutine sees the peer gone and closes its own socket, as when
+  // a stranger hangs up. (The alternative, each connection on a strand of
+  // its own with the close posted there, would put every handler on a
+  // strand for the sake of this one call.)
+  evicted->Abort();
   return ticket;
 }
 
