@@ -208,6 +208,38 @@ awaitable<void> ReopeningStranger(uint16_t port, std::string from, const bool* s
   }
 }
 
+// Starts `per_address` ReopeningStrangers from each of `addresses` source
+// addresses, 127.0.0.2 onwards, on this coroutine's executor.
+awaitable<void> SpawnStrangers(uint16_t port, int addresses, int per_address, const bool* stop,
+                               int* opened) {
+  auto executor = co_await asio::this_coro::executor;
+  for (int k = 0; k < addresses; ++k) {
+    for (int i = 0; i < per_address; ++i) {
+      asio::co_spawn(executor, ReopeningStranger(port, "127.0.0." + std::to_string(2 + k), stop, opened),
+                     asio::detached);
+    }
+  }
+}
+
+// The calls of a client with the secret, each on a new connection.
+struct SecretCalls {
+  int served = 0;
+  int failed = 0;
+  std::string last_error;
+
+  awaitable<void> CallOnce(HostPort address, RpcOptions options, std::string path) {
+    auto conn = co_await Connect(address, options);
+    Status call = conn.status();
+    if (conn.ok()) call = co_await CallEcho(**conn, path);
+    if (call.ok()) {
+      ++served;
+    } else {
+      ++failed;
+      last_error = call.ToString();
+    }
+  }
+};
+
 TEST_F(RpcTest, StrangersFromManyAddressesReopeningNeverLockOutTheSecretsHolder) {
   // Issue 28 item 7, reduced (the full size is the fault scenario
   // flood-addresses): 60 idle strangers from 10 addresses against a budget
@@ -219,39 +251,21 @@ TEST_F(RpcTest, StrangersFromManyAddressesReopeningNeverLockOutTheSecretsHolder)
   MakeServer(Caps(20000, 20000, /*max_unauth=*/16, /*per_address=*/4));
   Start();
   bool stop = false;
-  int opened = 0, served = 0;
-  std::string last_error;
+  int opened = 0;
+  SecretCalls calls;
   Status s = RunSync([&]() -> awaitable<Status> {
-    auto executor = co_await asio::this_coro::executor;
-    for (int k = 0; k < 10; ++k) {
-      for (int i = 0; i < 6; ++i) {
-        asio::co_spawn(executor, ReopeningStranger(server_->port(), "127.0.0." + std::to_string(2 + k),
-                                                   &stop, &opened),
-                       asio::detached);
-      }
-    }
-    asio::steady_timer pause(executor);
+    co_await SpawnStrangers(server_->port(), /*addresses=*/10, /*per_address=*/6, &stop, &opened);
+    asio::steady_timer pause(co_await asio::this_coro::executor);
     for (int i = 0; i < 200 && opened < 60; ++i) {  // every stranger in (bounded)
       pause.expires_after(10ms);
       co_await pause.async_wait(kTuple);
     }
-    HostPort address = Address();
-    RpcOptions options = Options(kSecret);
-    for (int i = 0; i < 10; ++i) {
-      auto conn = co_await Connect(address, options);
-      Status call = conn.status();
-      if (conn.ok()) call = co_await CallEcho(**conn, "/flooded");
-      if (call.ok()) {
-        ++served;
-      } else {
-        last_error = call.ToString();
-      }
-    }
+    for (int i = 0; i < 10; ++i) co_await calls.CallOnce(Address(), Options(kSecret), "/flooded");
     stop = true;
     co_return Status::OK();
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(served, 10) << "last error: " << last_error;
+  EXPECT_EQ(calls.served, 10) << "last error: " << calls.last_error;
   EXPECT_GT(opened, 60) << "the strangers were dropped and came back";
   EXPECT_LE(server_->unauthenticated_connections(), 16);
 }
@@ -272,38 +286,21 @@ TEST_F(RpcTest, EvictionsOnAServerOfSeveralThreadsNeverBreakItsAcceptLoop) {
   Start();
   constexpr int64_t kEvictions = 3000;
   bool stop = false;
-  int opened = 0, served = 0, failed = 0;
-  std::string last_error;
+  int opened = 0;
+  SecretCalls calls;
   Status s = RunSync([&]() -> awaitable<Status> {
-    auto executor = co_await asio::this_coro::executor;
-    for (int k = 0; k < 4; ++k) {
-      for (int i = 0; i < 6; ++i) {
-        asio::co_spawn(executor, ReopeningStranger(server_->port(), "127.0.0." + std::to_string(2 + k),
-                                                   &stop, &opened),
-                       asio::detached);
-      }
-    }
-    HostPort address = Address();
-    RpcOptions options = Options(kSecret, /*timeout_ms=*/10000);
+    co_await SpawnStrangers(server_->port(), /*addresses=*/4, /*per_address=*/6, &stop, &opened);
     const auto deadline = Clock::now() + 15s;  // a bound, not an expectation
     while (server_->refused_connections() < kEvictions && Clock::now() < deadline) {
-      auto conn = co_await Connect(address, options);
-      Status call = conn.status();
-      if (conn.ok()) call = co_await CallEcho(**conn, "/churning");
-      if (call.ok()) {
-        ++served;
-      } else {
-        ++failed;
-        last_error = call.ToString();
-      }
+      co_await calls.CallOnce(Address(), Options(kSecret, /*timeout_ms=*/10000), "/churning");
     }
     stop = true;
     co_return Status::OK();
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_GE(server_->refused_connections(), kEvictions) << "the strangers did not churn enough";
-  EXPECT_EQ(failed, 0) << served << " served; last error: " << last_error;
-  EXPECT_GT(served, 0);
+  EXPECT_EQ(calls.failed, 0) << calls.served << " served; last error: " << calls.last_error;
+  EXPECT_GT(calls.served, 0);
   EXPECT_EQ(server_->accept_errors(), 0);
   EXPECT_EQ(log_->Count("accept failed"), 0) << log_->All();
   EXPECT_TRUE(ConnectAndEcho(kSecret).ok()) << "the server stopped serving";

@@ -108,7 +108,8 @@ scenario_flood_fds() {
 # opened again as soon as the server closes it, against the master and a
 # worker at once. Clients from 127.0.0.1 holding the secret must get in
 # every time: `dfs ls` and a small job, each exact; the workers keep
-# heartbeating (no worker declared dead); RSS < 200 MB.
+# heartbeating (no worker declared dead) and accepting (no 'accept
+# failed' logged); RSS < 200 MB.
 # Reduced: 200 from 10 addresses; full: 1000 from 50.
 scenario_flood_addresses() {
   local n k hold rss_limit=200 d i p ls_ok=0 tries
@@ -141,6 +142,13 @@ scenario_flood_addresses() {
   if grep -q 'declared dead' "$CL/logs/master.log"; then
     fail "a worker was declared dead during the flood: $(grep -m1 'declared dead' "$CL/logs/master.log")"
   fi
+  # The evictions must never break a server's accept loop (816d123 did, on
+  # the worker's several threads: 'accept failed: Bad file descriptor').
+  for d in master w1; do
+    if grep -q 'accept failed' "$CL/logs/$d.log"; then
+      fail "$d: $(grep -m1 'accept failed' "$CL/logs/$d.log")"
+    fi
+  done
   all_live 2 || fail "not every worker is live during the flood"
   for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 }
