@@ -142,13 +142,13 @@ uint64_t RpcServer::AdmitUnauthenticated(const std::shared_ptr<Connection>& conn
   // Shut down, not closed: the victim's coroutine may be running on another
   // of the io_context's threads (mr-worker runs several) and Asio's sockets
   // are not thread-safe. Closing it from here (816d123, reverted) raced that
-  // coroutine's own close, and the descriptor's number, reused by a newer
-  // connection, was closed under it: the worker's accept failed with 'Bad
-  // file descriptor' and it died. shutdown(2) is safe from any thread; the
-  // victim's coroutine sees the peer gone and closes its own socket, as when
-  // a stranger hangs up. (The alternative, each connection on a strand of
-  // its own with the close posted there, would put every handler on a
-  // strand for the sake of this one call.)
+  // coroutine's own close of the same socket (the thread sanitizer shows
+  // both in Asio's close), and under a flood the worker's accept then failed
+  // with 'Bad file descriptor' and it died. shutdown(2) is safe from any
+  // thread; the victim's coroutine sees the peer gone and closes its own
+  // socket, as when a stranger hangs up. (The alternative, each connection
+  // on a strand of its own with the close posted there, would put every
+  // handler on a strand for the sake of this one call.)
   evicted->Abort();
   return ticket;
 }
