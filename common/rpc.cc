@@ -1,6 +1,7 @@
 #include "common/rpc.h"
 
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
@@ -78,10 +79,18 @@ void Connection::Close() {
     if (std::string why = Peers().Unwatch(this); !why.empty()) abandoned_ = std::move(why);
   }
   boost::system::error_code ec;
+  // Under close_mu_: Abort() must never shut down a descriptor number that
+  // closed here and may already belong to a newer connection.
+  std::lock_guard lock(close_mu_);
   if (socket_.is_open()) {
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
   }
+}
+
+void Connection::Abort() {
+  std::lock_guard lock(close_mu_);
+  if (socket_.is_open()) ::shutdown(socket_.native_handle(), SHUT_RDWR);
 }
 
 bool Connection::HasPendingInput() {

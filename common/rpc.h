@@ -26,13 +26,17 @@
 // RpcServer accepts connections, runs the handshake, and dispatches each
 // request frame to the handler registered for its method. It holds at most
 // max_unauthenticated_connections peers in the handshake (at most
-// max_unauthenticated_per_address from one address) and closes others at
-// accept; when accept() fails (out of descriptors) it waits 100 ms, doubling
+// max_unauthenticated_per_address from one address): past either cap a new
+// connection is still admitted and the oldest handshake of the address
+// holding the most (of its own address, past the per-address cap) is
+// closed, so a flood churns itself and never locks out a peer that can
+// authenticate; when accept() fails (out of descriptors) it waits 100 ms, doubling
 // to 1 s, before trying again. Refusals and failures are logged once per
 // 10 s with a count. A handler either
 // returns a Status (the server replies with it) or streams frames itself.
 //
-// Thread-safety: a Connection is used by one coroutine at a time. RpcServer's
+// Thread-safety: a Connection is used by one coroutine at a time; only
+// Abort() may be called from elsewhere meanwhile. RpcServer's
 // Handle() must be called before Start(); handlers run on the executor given
 // to the server (the master uses a one-thread io_context, so its handlers
 // never run concurrently).
@@ -42,6 +46,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -175,6 +180,12 @@ class Connection {
   void WatchPeer(const std::string& address);
 
   void Close();
+  // Shuts the socket down (shutdown(2)) if it is still open: the coroutine
+  // using this connection then sees the peer gone, as when it hangs up, and
+  // closes it itself. Unlike Close() (Asio's sockets are not thread-safe),
+  // callable from any thread while a coroutine on another uses the
+  // connection: what RpcServer does to a stranger it evicts, or at Stop().
+  void Abort();
   bool is_open() const { return socket_.is_open(); }
   // True when the peer has sent bytes not yet received, without waiting: a
   // streaming writer's cue that the other end answered early, which in a
@@ -270,6 +281,9 @@ class Connection {
   Status TlsFailed(int ret, int ssl_error, std::string_view what);
 
   tcp::socket socket_;
+  // Held while the descriptor closes and by Abort(), which reads its number
+  // from another thread.
+  std::mutex close_mu_;
   // OpenSSL on socket_'s descriptor once TLS has started; declared after
   // socket_, so freed first (its BIOs do not close the descriptor).
   struct SslFree {
@@ -358,14 +372,15 @@ class RpcServer {
   uint16_t port() const { return port_; }
   // Starts accepting on the executor.
   void Start();
-  // Stops accepting and closes every open connection.
+  // Stops accepting and shuts every open connection down (Abort()): each
+  // one's coroutine then closes it.
   void Stop();
 
   // Connections that failed the handshake (wrong secret, bad or oversized
   // frame, handshake timeout).
   int64_t rejected_connections() const { return rejected_; }
-  // Connections closed at accept because a cap on unauthenticated connections
-  // was reached.
+  // Connections in the handshake closed to make room for a newer one because
+  // a cap on unauthenticated connections was reached.
   int64_t refused_connections() const { return refused_; }
   // Failed accept() calls (EMFILE and the like).
   int64_t accept_errors() const { return accept_errors_; }
@@ -374,13 +389,28 @@ class RpcServer {
 
  private:
   awaitable<void> AcceptLoop();
-  // Takes a handshake slot for a peer at `address` (no port), or logs
-  // (throttled) why not and returns false. REQUIRES: mu_ not held.
-  bool AdmitUnauthenticated(const std::string& address, const std::string& endpoint);
-  void ReleaseUnauthenticated(const std::string& address);
-  awaitable<void> Serve(std::shared_ptr<Connection> conn, std::string address);
+  // A connection in the handshake, by admission order (its ticket).
+  struct Handshaking {
+    std::weak_ptr<Connection> conn;
+    std::string address;  // source address, no port
+  };
+  // Gives `conn` from `address` (no port) a handshake slot, closing the
+  // oldest connection of the biggest holder when the budget is full (logged,
+  // throttled); returns its ticket. REQUIRES: mu_ not held.
+  uint64_t AdmitUnauthenticated(const std::shared_ptr<Connection>& conn, const std::string& address,
+                                const std::string& endpoint);
+  // The handshake of `ticket` ended (either way); a no-op once evicted.
+  void ReleaseUnauthenticated(uint64_t ticket);
+  // REQUIRES for the *Locked helpers: mu_ held.
+  // Forgets the oldest handshake from `address` ("": of the addresses
+  // holding the most) and returns it to be closed; null when none is left.
+  std::shared_ptr<Connection> EvictOldestLocked(const std::string& address);
+  void ForgetLocked(std::map<uint64_t, Handshaking>::iterator it);
+  awaitable<void> Serve(std::shared_ptr<Connection> conn, uint64_t ticket);
 
   asio::any_io_executor executor_;
+  // The accept loop's and Stop()'s: they share the acceptor.
+  asio::strand<asio::any_io_executor> accept_strand_;
   RpcOptions options_;
   std::string name_;
   tcp::acceptor acceptor_;
@@ -394,6 +424,8 @@ class RpcServer {
   std::atomic<int64_t> accept_errors_{0};
   std::atomic<int> unauthenticated_{0};
   std::unordered_map<std::string, int> unauthenticated_by_address_;  // guarded by mu_
+  std::map<uint64_t, Handshaking> handshaking_;                      // guarded by mu_
+  uint64_t last_ticket_ = 0;                                          // guarded by mu_
   asio::steady_timer backoff_timer_;
   LogThrottle refused_log_{std::chrono::seconds(10)};
   LogThrottle rejected_log_{std::chrono::seconds(10)};

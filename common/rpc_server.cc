@@ -1,6 +1,7 @@
 // RpcServer (rpc.h): accepts connections, authenticates them and
 // dispatches their requests to handlers; and RunSync. Split from rpc.cc,
 // which keeps Connection and Connect.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -12,8 +13,9 @@
 namespace mr {
 
 RpcServer::RpcServer(asio::any_io_executor executor, RpcOptions options, std::string name)
-    : executor_(executor), options_(std::move(options)), name_(std::move(name)),
-      acceptor_(executor), backoff_timer_(executor) {}
+    : executor_(executor), accept_strand_(asio::make_strand(executor)),
+      options_(std::move(options)), name_(std::move(name)), acceptor_(executor),
+      backoff_timer_(executor) {}
 
 RpcServer::~RpcServer() = default;
 
@@ -42,18 +44,20 @@ Status RpcServer::Listen(const HostPort& address) {
 }
 
 void RpcServer::Start() {
-  asio::co_spawn(executor_, AcceptLoop(), asio::detached);
+  asio::co_spawn(accept_strand_, AcceptLoop(), asio::detached);
 }
 
 void RpcServer::Stop() {
   stopped_ = true;
-  asio::post(executor_, [this] {
+  // On the accept loop's strand: with several threads the loop may be
+  // running elsewhere, and the acceptor is not thread-safe either.
+  asio::post(accept_strand_, [this] {
     boost::system::error_code ec;
     acceptor_.close(ec);
     backoff_timer_.cancel();
     std::lock_guard lock(mu_);
     for (auto& [raw, weak] : open_) {
-      if (auto conn = weak.lock()) conn->Close();
+      if (auto conn = weak.lock()) conn->Abort();  // each one's coroutine closes it
     }
   });
 }
@@ -87,54 +91,109 @@ awaitable<void> RpcServer::AcceptLoop() {
     if (rec) continue;  // already gone; the socket closes here
     const std::string address = remote.address().to_string();
     const std::string endpoint = address + ":" + std::to_string(remote.port());
-    if (!AdmitUnauthenticated(address, endpoint)) continue;  // closes the socket
     auto conn = std::make_shared<Connection>(std::move(socket), options_);
+    const uint64_t ticket = AdmitUnauthenticated(conn, address, endpoint);
     {
       std::lock_guard lock(mu_);
       open_[conn.get()] = conn;
     }
-    asio::co_spawn(executor_, Serve(conn, address), asio::detached);
+    asio::co_spawn(executor_, Serve(conn, ticket), asio::detached);
   }
 }
 
-bool RpcServer::AdmitUnauthenticated(const std::string& address, const std::string& endpoint) {
+// The handshake budget (issue 28 item 7). A new connection is always
+// admitted; when the budget is full, the oldest connection still in the
+// handshake of the address holding the most is closed to make room (of the
+// same address when that address is at its own cap). Flooders therefore
+// churn among themselves, and a peer from an address with fewer
+// connections in the handshake than the biggest holder (a client, a
+// cluster member) is never the one closed. Authenticated connections are
+// never counted.
+uint64_t RpcServer::AdmitUnauthenticated(const std::shared_ptr<Connection>& conn,
+                                         const std::string& address, const std::string& endpoint) {
+  std::shared_ptr<Connection> evicted;
   std::string why;
+  uint64_t ticket;
   {
     std::lock_guard lock(mu_);
-    int& from_address = unauthenticated_by_address_[address];
-    if (unauthenticated_ >= options_.max_unauthenticated_connections) {
-      why = std::to_string(unauthenticated_.load()) +
-            " connections are in the handshake already (max_unauthenticated_connections)";
-    } else if (from_address >= options_.max_unauthenticated_per_address) {
-      why = std::to_string(from_address) + " connections from " + address +
-            " are in the handshake already (max_unauthenticated_per_address)";
-    } else {
-      ++from_address;
-      ++unauthenticated_;
-      return true;
+    if (unauthenticated_by_address_[address] >= options_.max_unauthenticated_per_address) {
+      why = "max_unauthenticated_per_address (" +
+            std::to_string(options_.max_unauthenticated_per_address) + ") connections from " +
+            address + " are in the handshake";
+      evicted = EvictOldestLocked(address);
+    } else if (unauthenticated_ >= options_.max_unauthenticated_connections) {
+      why = "max_unauthenticated_connections (" +
+            std::to_string(options_.max_unauthenticated_connections) +
+            ") connections are in the handshake";
+      evicted = EvictOldestLocked("");
     }
-    if (from_address == 0) unauthenticated_by_address_.erase(address);
+    ticket = ++last_ticket_;
+    handshaking_.emplace(ticket, Handshaking{conn, address});
+    ++unauthenticated_by_address_[address];
+    ++unauthenticated_;
   }
+  if (evicted == nullptr) return ticket;
   ++refused_;
   if (const int64_t n = refused_log_.Tick(); n > 0) {
-    spdlog::warn("{}: refused connection from {}: {} ({} refused since the last report)", name_,
-                 endpoint, why, n);
+    spdlog::warn("{}: {}: closed the oldest of them, from {}, to admit {} ({} closed since the "
+                 "last report)",
+                 name_, why, evicted->remote_endpoint(), endpoint, n);
   }
-  return false;
+  // Shut down, not closed: the victim's coroutine may be running on another
+  // of the io_context's threads (mr-worker runs several) and Asio's sockets
+  // are not thread-safe. Closing it from here (816d123, reverted) raced that
+  // coroutine's own close of the same socket (the thread sanitizer shows
+  // both in Asio's close), and under a flood the worker's accept then failed
+  // with 'Bad file descriptor' and it died. shutdown(2) is safe from any
+  // thread; the victim's coroutine sees the peer gone and closes its own
+  // socket, as when a stranger hangs up. (The alternative, each connection
+  // on a strand of its own with the close posted there, would put every
+  // handler on a strand for the sake of this one call.)
+  evicted->Abort();
+  return ticket;
 }
 
-void RpcServer::ReleaseUnauthenticated(const std::string& address) {
-  std::lock_guard lock(mu_);
-  auto it = unauthenticated_by_address_.find(address);
-  if (it != unauthenticated_by_address_.end() && --it->second <= 0) {
-    unauthenticated_by_address_.erase(it);
+std::shared_ptr<Connection> RpcServer::EvictOldestLocked(const std::string& address) {
+  // Without an address: the biggest holders' oldest, so that ties (every
+  // address holding one) still spare the newest connections.
+  int most = 0;
+  if (address.empty()) {
+    for (const auto& [from, n] : unauthenticated_by_address_) most = std::max(most, n);
+  }
+  for (auto it = handshaking_.begin(); it != handshaking_.end();) {
+    const std::string& from = it->second.address;
+    const bool victim = address.empty() ? unauthenticated_by_address_[from] == most : from == address;
+    if (!victim) {
+      ++it;
+      continue;
+    }
+    std::shared_ptr<Connection> conn = it->second.conn.lock();
+    auto next = std::next(it);
+    ForgetLocked(it);
+    if (conn != nullptr) return conn;
+    it = next;
+  }
+  return nullptr;
+}
+
+void RpcServer::ForgetLocked(std::map<uint64_t, Handshaking>::iterator it) {
+  auto by = unauthenticated_by_address_.find(it->second.address);
+  if (by != unauthenticated_by_address_.end() && --by->second <= 0) {
+    unauthenticated_by_address_.erase(by);
   }
   --unauthenticated_;
+  handshaking_.erase(it);
 }
 
-awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, std::string address) {
+void RpcServer::ReleaseUnauthenticated(uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  // Not found: it was evicted, and already forgotten then.
+  if (auto it = handshaking_.find(ticket); it != handshaking_.end()) ForgetLocked(it);
+}
+
+awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, uint64_t ticket) {
   Status auth = co_await conn->AuthenticateAsServer();
-  ReleaseUnauthenticated(address);
+  ReleaseUnauthenticated(ticket);
   if (!auth.ok() && !conn->tls_refusal().empty()) {
     ++rejected_;
     LogThrottle* throttle;

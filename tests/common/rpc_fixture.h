@@ -156,6 +156,7 @@ class RpcTest : public ::testing::Test {
     work_.reset();
     io_.stop();
     thread_.join();
+    for (auto& t : more_threads_) t.join();
     server_.reset();
     spdlog::set_default_logger(previous_logger_);
   }
@@ -176,6 +177,12 @@ class RpcTest : public ::testing::Test {
 
   HostPort Address() const { return {"127.0.0.1", server_->port()}; }
 
+  // Runs the server's io_context on `n` more threads, as mr-worker does
+  // (--threads): its connections' coroutines then move between threads.
+  void AddServerThreads(int n) {
+    for (int i = 0; i < n; ++i) more_threads_.emplace_back([this] { io_.run(); });
+  }
+
   // Connects with `secret` and runs one echo call.
   Status ConnectAndEcho(std::string secret) {
     return RunSync([&]() -> awaitable<Status> {
@@ -190,6 +197,7 @@ class RpcTest : public ::testing::Test {
   asio::io_context io_;
   asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
   std::thread thread_;
+  std::vector<std::thread> more_threads_;  // AddServerThreads()
   std::unique_ptr<RpcServer> server_;
   std::shared_ptr<CaptureSink> log_ = std::make_shared<CaptureSink>();
   std::shared_ptr<spdlog::logger> previous_logger_;

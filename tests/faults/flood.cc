@@ -4,6 +4,7 @@
 //
 //   fault_flood --target 127.0.0.1:PORT --connections N --hold-ms MS
 //               [--mode prefix|idle] [--watch-pid PID --max-rss-mb M]
+//               [--sources K] [--reopen 1]
 //
 // Modes:
 //   prefix  read the server's Hello frame (docs/wire-format.md: an 8-byte
@@ -13,6 +14,12 @@
 //           large) and nothing after it. Even connections announce it all as
 //           header, odd ones as data.
 //   idle    connect and send nothing (fills a daemon's descriptor table).
+//
+// --sources K: connection i comes from 127.0.0.(2 + i % K), so the flood
+// has K source addresses (none of them 127.0.0.1, where clients and local
+// workers connect from). --reopen 1: while holding, a connection the server
+// closes is opened again at once from the same address (idle), as a
+// determined attacker would; the summary line counts the reopens.
 //
 // Safety valve: with --watch-pid, the VmRSS of that process is read every 25
 // connections; once it exceeds --max-rss-mb no more connections are opened,
@@ -47,6 +54,8 @@
 
 namespace {
 
+int SourceOf(int sources, int i) { return sources > 0 ? 2 + i % sources : 0; }
+
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kAnnouncedFrameBytes = 4u << 20;
 constexpr int kWaitMs = 2000;
@@ -59,12 +68,14 @@ struct Options {
   std::string mode = "prefix";
   int watch_pid = 0;
   long max_rss_mb = 0;
+  int sources = 0;  // 0: the kernel picks (127.0.0.1)
+  bool reopen = false;
 };
 
 int Usage() {
   std::fprintf(stderr,
                "usage: fault_flood --target 127.0.0.1:PORT --connections N --hold-ms MS "
-               "[--mode prefix|idle] [--watch-pid PID --max-rss-mb M]\n");
+               "[--mode prefix|idle] [--watch-pid PID --max-rss-mb M] [--sources K] [--reopen 1]\n");
   return 2;
 }
 
@@ -84,10 +95,20 @@ bool WaitFd(int fd, short events, int ms) {
   return poll(&p, 1, ms) == 1 && (p.revents & events) != 0;
 }
 
-// A non-blocking connect to `addr`, bounded by kWaitMs. Returns the fd or -1.
-int ConnectTo(const sockaddr_in& addr) {
+// A non-blocking connect to `addr` from 127.0.0.`source` (0: any), bounded
+// by kWaitMs. Returns the fd or -1.
+int ConnectTo(const sockaddr_in& addr, int source) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
+  if (source > 0) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    from.sin_addr.s_addr = htonl((127u << 24) | static_cast<uint32_t>(source));
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
   if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     int err = 0;
     socklen_t len = sizeof err;
@@ -147,13 +168,41 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->watch_pid = std::atoi(v.c_str());
     } else if (k == "--max-rss-mb") {
       o->max_rss_mb = std::atol(v.c_str());
+    } else if (k == "--sources") {
+      o->sources = std::atoi(v.c_str());
+    } else if (k == "--reopen") {
+      o->reopen = v == "1";
     } else {
       return false;
     }
   }
   return argc % 2 == 1 && o->port > 0 && o->port < 65536 && o->connections > 0 &&
          o->connections <= 100000 && o->hold_ms >= 0 && o->hold_ms <= 600000 &&
-         (o->mode == "prefix" || o->mode == "idle");
+         (o->mode == "prefix" || o->mode == "idle") && o->sources >= 0 && o->sources <= 250;
+}
+
+void Hold(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+// Holds `fds` for o.hold_ms, reading what the server sends and opening again
+// (idle, from the same source) each connection it closes. Returns how many
+// were opened again.
+int64_t HoldReopening(const Options& o, const sockaddr_in& addr, std::vector<int>& fds) {
+  const auto end = Clock::now() + std::chrono::milliseconds(o.hold_ms);
+  std::vector<pollfd> polled(fds.size());
+  int64_t reopened = 0;
+  char buf[4096];
+  while (Clock::now() < end) {
+    for (size_t i = 0; i < fds.size(); ++i) polled[i] = {fds[i], POLLIN, 0};
+    if (poll(polled.data(), polled.size(), 100) <= 0) continue;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (polled[i].revents == 0) continue;
+      if (fds[i] >= 0 && read(fds[i], buf, sizeof buf) > 0) continue;  // a Hello: keep holding
+      if (fds[i] >= 0) close(fds[i]);
+      fds[i] = ConnectTo(addr, SourceOf(o.sources, static_cast<int>(i)));
+      if (fds[i] >= 0) ++reopened;
+    }
+  }
+  return reopened;
 }
 
 }  // namespace
@@ -190,7 +239,7 @@ int main(int argc, char** argv) {
         break;
       }
     }
-    const int fd = ConnectTo(addr);
+    const int fd = ConnectTo(addr, SourceOf(o.sources, i));
     if (fd < 0) {
       ++failed;
       continue;
@@ -211,7 +260,9 @@ int main(int argc, char** argv) {
       o.mode.c_str(), o.host.c_str(), o.port, fds.size(), o.connections, prefixes, failed,
       rss_stop ? " (stopped: daemon RSS over the limit)" : "", rss_seen, o.hold_ms);
   std::fflush(stdout);
-  std::this_thread::sleep_for(std::chrono::milliseconds(o.hold_ms));
+  const int64_t reopened = o.reopen ? HoldReopening(o, addr, fds) : (Hold(o.hold_ms), 0);
   for (int fd : fds) close(fd);
+  if (o.reopen) std::printf("fault_flood: reopened %lld connections the server closed\n",
+                            static_cast<long long>(reopened));
   return 0;
 }

@@ -21,12 +21,13 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 
 ALL=(worker-kills master-restart corrupt-one corrupt-two disk-full holders-down lease-restart
-     flood-unauth flood-fds)
+     flood-unauth flood-fds flood-addresses)
 # Time limits in seconds (reduced, full): past it the scenario is stopped and fails.
 declare -A LIMIT=(
   [worker-kills]="150 900" [master-restart]="120 600" [corrupt-one]="60 240"
   [corrupt-two]="60 240" [disk-full]="120 600" [holders-down]="90 400"
   [lease-restart]="90 400" [flood-unauth]="90 200" [flood-fds]="60 120"
+  [flood-addresses]="90 240"
 )
 
 size=reduced keep=0 chosen=()
