@@ -118,7 +118,8 @@ bool Master::FillMembers(uint64_t theirs, bool deltas,
   };
   // Versions of this run are at least epoch_ << 32; one from an earlier run
   // (or none) says nothing of what the worker knows.
-  const bool delta = deltas && theirs != 0 && theirs >= (epoch_ << 32) && theirs <= membership_version_;
+  const bool delta =
+      deltas && theirs != 0 && theirs >= (epoch_ << 32) && theirs <= membership_version_;
   if (!delta) {
     for (const std::string& id : worker_order_) add(*workers_.at(id));
     return false;

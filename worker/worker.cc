@@ -274,7 +274,9 @@ void Worker::LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInf
                           const google::protobuf::RepeatedPtrField<std::string>& dead,
                           uint64_t version, bool delta) {
   if (rpc_options_.tls) {
-    for (const pb::WorkerInfo& m : members) rpc_options_.tls->LearnNode(m.address(), m.datacenter());
+    for (const pb::WorkerInfo& m : members) {
+      rpc_options_.tls->LearnNode(m.address(), m.datacenter());
+    }
   }
   const MemberView::Change change = members_.Apply(members, dead, version, delta);
   if (delta && change.died.empty() && change.revived.empty()) return;  // no one's liveness changed
