@@ -9,6 +9,8 @@
 #                         [--window-s 60] [--warmup-s 10] [--map-ms 20000] [--perf]
 #   bench/master_scale.sh --namespace [--files 1000000] [--blocks-per-file 10]
 #                         [--ns-workers 200] [--ops 20000]
+#   bench/master_scale.sh --join [--workers "500 1000"] [--heartbeat-ms 3000]
+#                         [--baseline-master OTHER/mr-master]
 #
 # Jobs sweep: per point one JSON line (heartbeat latency p50/p99, decisions/s,
 # master CPU and RSS, submit latency, time to notice 3 stopped workers, ...)
@@ -16,13 +18,19 @@
 # --perf adds `perf report` of the master over the window
 # (bench/out/master_scale-perf-POLICY-N.txt; perf from
 # bench/install-bench-deps.sh). --namespace: the namespace run instead
-# (bench/out/master_scale_ns.jsonl). Prints a Markdown table at the end.
+# (bench/out/master_scale_ns.jsonl). --join: per size, the fleet joins a
+# fresh master: seconds to register, seconds until every worker's view of
+# the members is the master's list, the members' entries the replies
+# carried (bench/out/master_scale_join.jsonl); with --baseline-master, each
+# size runs against that master first (e.g. one built from an older
+# commit), then this build's, and the table gives this/baseline ratios.
+# Prints a Markdown table at the end.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 workers="500 1000 2000 4000 8000" policies="fifo fair joss-t"
 maps=100000 jobs=50 reducers=5 hb=3000 window=60 warmup=10 map_ms=20000 perf=0
-namespace=0 files=1000000 bpf=10 ns_workers=200 ops=20000
+namespace=0 files=1000000 bpf=10 ns_workers=200 ops=20000 join=0 baseline=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -36,6 +44,8 @@ while [[ $# -gt 0 ]]; do
     --map-ms) map_ms="$2"; shift 2 ;;
     --perf) perf=1; shift ;;
     --namespace) namespace=1; shift ;;
+    --join) join=1; shift ;;
+    --baseline-master) baseline="$2"; shift 2 ;;
     --files) files="$2"; shift 2 ;;
     --blocks-per-file) bpf="$2"; shift 2 ;;
     --ns-workers) ns_workers="$2"; shift 2 ;;
@@ -46,6 +56,9 @@ done
 for b in "$BUILD/bench/master_scale" "$BUILD/master/mr-master"; do
   [[ -x "$b" ]] || { echo "master_scale: $b is missing: ninja -C $BUILD master_scale mr-master" >&2; exit 2; }
 done
+if [[ -n "$baseline" && ! -x "$baseline" ]]; then
+  echo "master_scale: --baseline-master $baseline is not an executable" >&2; exit 2
+fi
 if (( perf )) && ! command -v perf >/dev/null; then
   echo "master_scale: perf is missing: run bench/install-bench-deps.sh" >&2; exit 2
 fi
@@ -89,6 +102,38 @@ if (( namespace )); then
     --files "$files" --blocks-per-file "$bpf" --ops "$ops")"
   echo "$line" | jq -c --arg load "$load" --arg cores "$(nproc)" '. + {load_before: $load, cores: $cores}' |
     tee -a "$OUT/master_scale_ns.jsonl"
+  exit 0
+fi
+
+if (( join )); then
+  : >"$WORK/join.jsonl"
+  for n in $workers; do
+    for which in ${baseline:+baseline} this; do
+      master="$BUILD/master/mr-master"
+      [[ "$which" == baseline ]] && master="$baseline"
+      write_config fifo
+      load="$(cut -d' ' -f1-3 /proc/loadavg)"
+      echo "master_scale: join, $n workers, $which master (load before: $load)" >&2
+      line="$("$BUILD/bench/master_scale" join --config "$WORK/cluster.toml" --master "$master" \
+        --log "$WORK/master.log" --workers "$n")" ||
+        echo "master_scale: the join of $n workers ($which master) failed; master log: $WORK/master.log" >&2
+      [[ -n "${line:-}" ]] || continue
+      echo "$line" | jq -c --arg m "$which" --arg load "$load" --arg hb "$hb" \
+        '. + {master: $m, load_before: $load, heartbeat_ms: ($hb | tonumber)}' |
+        tee -a "$OUT/master_scale_join.jsonl" >>"$WORK/join.jsonl"
+    done
+  done
+  echo "| workers | master | load before | register s | views agree s | master CPU s | beat entries | per worker | deltas of lists | register entries |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  jq -r '"| \(.workers) | \(.master) | \(.load_before) | \(.register_s) | \(.views_agree_s) | \(.master_cpu_s) | \(.member_entries) | \(.member_entries_per_worker) | \(.member_deltas) of \(.member_lists) | \(.register_member_entries) |"' "$WORK/join.jsonl"
+  if [[ -n "$baseline" ]]; then
+    echo
+    echo "| workers | register s this/baseline | views agree s this/baseline | beat entries this/baseline |"
+    echo "|---|---|---|---|"
+    jq -rs 'group_by(.workers)[] | (map(select(.master == "baseline"))[0]) as $b |
+      (map(select(.master == "this"))[0]) as $t | select($b and $t) |
+      "| \($t.workers) | \($t.register_s / $b.register_s * 1000 | round / 1000) | \($t.views_agree_s / $b.views_agree_s * 1000 | round / 1000) | \($t.member_entries / $b.member_entries * 10000 | round / 10000) |"' "$WORK/join.jsonl"
+  fi
   exit 0
 fi
 

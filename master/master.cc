@@ -246,7 +246,8 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   w.last_heartbeat = Now();
   w.used_bytes = req.used_bytes();
   if (req.membership_version() != membership_version_) {
-    FillMembers(reply->mutable_members(), reply->mutable_dead_members());
+    reply->set_members_delta(FillMembers(req.membership_version(), req.member_deltas(),
+                                         reply->mutable_members(), reply->mutable_dead_members()));
     reply->set_membership_version(membership_version_);
   }
   w.free_bytes = req.free_bytes();
@@ -339,7 +340,7 @@ void Master::CheckLiveness() {
                    "their transfers to it at their next heartbeat", id, limit.count());
       MarkDead(*w);
       w->declared_dead = true;
-      LivenessChanged();  // every worker's next heartbeat carries the list
+      MemberChanged(*w);  // every worker's next heartbeat carries it
     }
   }
 }

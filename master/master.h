@@ -24,6 +24,7 @@
 // to Create(), so the state needs no locks (nor does the hosted scheduler).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -91,12 +92,19 @@ class Master {
   WorkerState& KnowWorker(const pb::KnownWorker& known);
   Status PersistWorker(const WorkerState& w);
   // A worker's address and labels changed (or it is new): tell the TLS
-  // policy and bump membership_version_.
-  void MembershipChanged(const pb::WorkerInfo& info);
-  // A worker was declared dead, or one declared dead registered again: the
-  // members' list every worker gets changes (dead_members).
-  void LivenessChanged();
-  void FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
+  // policy, then MemberChanged.
+  void MembershipChanged(WorkerState& w);
+  // `w`'s entry in the members' list changed (its info, or it was declared
+  // dead, or one declared dead registered again): bump membership_version_
+  // and file `w` under it in member_changes_.
+  void MemberChanged(WorkerState& w);
+  // The members for the reply to a worker whose list is of version
+  // `theirs` (0: it has none): only those changed since `theirs` when
+  // `deltas` (the worker applies deltas) and `theirs` is a version of this
+  // run not ahead of the master's; else every member. Returns true for a
+  // delta. Called by Register (theirs = 0) and Heartbeat for their replies.
+  bool FillMembers(uint64_t theirs, bool deltas,
+                   google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
                    google::protobuf::RepeatedPtrField<std::string>* dead) const;
   Status Decommission(const std::string& id, bool drain);
   void CheckDecommissions();
@@ -168,9 +176,15 @@ class Master {
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids
-  // Bumped whenever a worker's address or labels change; the epoch in the
-  // top bits, so a worker's version from before a restart never matches.
+  // Bumped whenever a member's entry changes (MemberChanged); the epoch in
+  // the top bits, so a worker's version from before a restart never matches.
   uint64_t membership_version_ = 0;
+  // Every known worker once, under the version of its entry's latest change:
+  // the delta since version V is the workers filed after V (FillMembers),
+  // so a worker hears of each change once, not the whole list per change
+  // (issue 29: O(workers²) entries while a fleet joins). Never larger than
+  // workers_, so no version of this run is too old for a delta.
+  std::map<uint64_t, std::string> member_changes_;
   Steady::time_point started_;
   const Clock* clock_;
   bool stopped_ = false;

@@ -91,29 +91,43 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
   }
   slot->info = known.info();
   slot->admin_state = known.admin_state();
-  MembershipChanged(slot->info);
+  MembershipChanged(*slot);
   jobs_->AddWorker(known.info());
   jobs_->SetDraining(id, !known.admin_state().empty());
   return *slot;
 }
 
-void Master::MembershipChanged(const pb::WorkerInfo& info) {
-  if (auto tls = ProcessTls()) tls->LearnNode(info.address(), info.datacenter());
-  LivenessChanged();
+void Master::MembershipChanged(WorkerState& w) {
+  if (auto tls = ProcessTls()) tls->LearnNode(w.info.address(), w.info.datacenter());
+  MemberChanged(w);
 }
 
-void Master::LivenessChanged() {
+void Master::MemberChanged(WorkerState& w) {
   membership_version_ = std::max(membership_version_ + 1, epoch_ << 32);
+  if (w.member_version != 0) member_changes_.erase(w.member_version);
+  w.member_version = membership_version_;
+  member_changes_.emplace(membership_version_, w.info.id());
 }
 
-// Called by Register and Heartbeat for their replies.
-void Master::FillMembers(google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
+bool Master::FillMembers(uint64_t theirs, bool deltas,
+                         google::protobuf::RepeatedPtrField<pb::WorkerInfo>* members,
                          google::protobuf::RepeatedPtrField<std::string>* dead) const {
-  for (const std::string& id : worker_order_) {
-    const WorkerState& w = *workers_.at(id);
+  auto add = [&](const WorkerState& w) {
     *members->Add() = w.info;
-    if (w.declared_dead) *dead->Add() = id;
+    if (w.declared_dead) *dead->Add() = w.info.id();
+  };
+  // Versions of this run are at least epoch_ << 32; one from an earlier run
+  // (or none) says nothing of what the worker knows.
+  const bool delta =
+      deltas && theirs != 0 && theirs >= (epoch_ << 32) && theirs <= membership_version_;
+  if (!delta) {
+    for (const std::string& id : worker_order_) add(*workers_.at(id));
+    return false;
   }
+  for (auto it = member_changes_.upper_bound(theirs); it != member_changes_.end(); ++it) {
+    add(*workers_.at(it->second));
+  }
+  return true;
 }
 
 Status Master::PersistWorker(const WorkerState& w) {
@@ -211,7 +225,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   if (state && state->live) MarkDead(*state);  // a restarted worker: forget what it held before
   if (state && state->declared_dead) {  // back (a frozen worker thawed): the others use it again
     state->declared_dead = false;
-    LivenessChanged();
+    MemberChanged(*state);
   }
   const bool changed = fresh || state->info.SerializeAsString() != req.worker().SerializeAsString();
   if (fresh) {
@@ -221,7 +235,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   } else {
     state->info = req.worker();
     jobs_->AddWorker(state->info);
-    if (changed) MembershipChanged(state->info);
+    if (changed) MembershipChanged(*state);
   }
   WorkerState& w = *state;
   // Durable before it is live: a restarted master knows what it admitted.
@@ -248,7 +262,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
     NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
   }
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
-  FillMembers(reply->mutable_members(), reply->mutable_dead_members());
+  FillMembers(0, false, reply->mutable_members(), reply->mutable_dead_members());
   reply->set_membership_version(membership_version_);
   jobs_->WorkerUp(w.info.id());
   jobs_->WorkerRegistered(req, reply);

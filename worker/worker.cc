@@ -203,7 +203,8 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
                s.IsFailedPrecondition();
     co_return s;
   }
-  LearnMembers(registered.members(), registered.dead_members(), registered.membership_version());
+  LearnMembers(registered.members(), registered.dead_members(), registered.membership_version(),
+               /*delta=*/false);
   tasks_->ForgetJobs(registered.finished_jobs());
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
   spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
@@ -226,7 +227,8 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
     if (stopped_) break;
     pb::HeartbeatRequest beat;
     beat.set_worker_id(self_.id);
-    beat.set_membership_version(membership_version_);
+    beat.set_membership_version(members_.version());
+    beat.set_member_deltas(true);
     tasks_->Fill(&beat);
     {
       std::lock_guard lock(mu_);
@@ -253,8 +255,9 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
       co_return s;
     }
     if (reply.reregister()) co_return Status::Unavailable("master asked to register again");
-    if (reply.members_size() > 0) {
-      LearnMembers(reply.members(), reply.dead_members(), reply.membership_version());
+    if (reply.membership_version() != 0) {  // set whenever the worker's version was stale
+      LearnMembers(reply.members(), reply.dead_members(), reply.membership_version(),
+                   reply.members_delta());
     }
     tasks_->Apply(reply);
     for (uint64_t id : reply.delete_blocks()) {
@@ -269,29 +272,31 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
 
 void Worker::LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInfo>& members,
                           const google::protobuf::RepeatedPtrField<std::string>& dead,
-                          uint64_t version) {
-  membership_version_ = version;
-  const std::set<std::string> dead_now(dead.begin(), dead.end());
+                          uint64_t version, bool delta) {
+  if (rpc_options_.tls) {
+    for (const pb::WorkerInfo& m : members) {
+      rpc_options_.tls->LearnNode(m.address(), m.datacenter());
+    }
+  }
+  const MemberView::Change change = members_.Apply(members, dead, version, delta);
+  if (delta && change.died.empty() && change.revived.empty()) return;  // no one's liveness changed
   std::map<std::string, std::string> gone;  // address → why
-  for (const pb::WorkerInfo& m : members) {
-    if (rpc_options_.tls) rpc_options_.tls->LearnNode(m.address(), m.datacenter());
-    if (!dead_now.contains(m.id()) || m.id() == self_.id) continue;
+  for (const std::string& id : members_.DeadIds()) {
+    const pb::WorkerInfo& m = members_.members().at(id).info;
     auto address = ParseHostPort(m.address());
-    if (!address.ok()) continue;
+    if (id == self_.id || !address.ok()) continue;
     gone[address->ToString()] =
         "worker " + m.id() + " (" + m.address() + ") was declared dead by the master";
   }
   const int abandoned = Peers().SetDead(std::move(gone));
-  for (const std::string& id : dead_now) {
-    if (!dead_members_.contains(id) && id != self_.id) {
-      spdlog::warn("the master declared worker {} dead: transfers to it are let go ({} open "
-                   "connections to dead workers closed)", id, abandoned);
-    }
+  for (const std::string& id : change.died) {
+    if (id == self_.id) continue;
+    spdlog::warn("the master declared worker {} dead: transfers to it are let go ({} open "
+                 "connections to dead workers closed)", id, abandoned);
   }
-  for (const std::string& id : dead_members_) {
-    if (!dead_now.contains(id)) spdlog::info("worker {} is live again: transfers to it resume", id);
+  for (const std::string& id : change.revived) {
+    spdlog::info("worker {} is live again: transfers to it resume", id);
   }
-  dead_members_ = dead_now;
 }
 
 void Worker::NoteReceived(uint64_t id, int64_t bytes) {

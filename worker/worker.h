@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/member_view.h"
 #include "common/rpc.h"
 #include "dfs/block_scrubber.h"
 #include "dfs/block_store.h"
@@ -82,13 +83,14 @@ class Worker {
   // next beat, which is sent at once.
   void QuarantineReplica(uint64_t id, const Status& why);
   void NoteReceived(uint64_t id, int64_t bytes);
-  // The master's list of members (on the master strand, from the register
-  // and heartbeat replies): the TLS policy learns their datacenters
-  // (docs/tls.md), and Peers() the ones declared `dead`, so every transfer
-  // to them is let go at once (common/peer_registry.h).
+  // The master's list of members, whole or a delta (on the master strand,
+  // from the register and heartbeat replies; common/member_view.h): the TLS
+  // policy learns their datacenters (docs/tls.md), and Peers() the ones
+  // declared `dead`, so every transfer to them is let go at once
+  // (common/peer_registry.h).
   void LearnMembers(const google::protobuf::RepeatedPtrField<pb::WorkerInfo>& members,
                     const google::protobuf::RepeatedPtrField<std::string>& dead,
-                    uint64_t version);
+                    uint64_t version, bool delta);
   // Logs the blocks the store dropped at open (Create).
   void LogDroppedAtOpen() const;
   // Asks for a heartbeat now (any thread).
@@ -109,8 +111,7 @@ class Worker {
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer* beat_timer_ = nullptr;  // on the strand
   std::atomic<bool> wake_{false};
-  uint64_t membership_version_ = 0;  // on the strand: of the last list from the master
-  std::set<std::string> dead_members_;  // on the strand: in the last list, for the log
+  MemberView members_;  // on the strand: the master's members, as its replies told them
   std::unique_ptr<TaskTracker> tasks_;
   std::unique_ptr<dfs::BlockScrubber> scrubber_;  // null when [dfs] scrub_interval_s = 0
 

@@ -44,6 +44,7 @@ class Fleet::Worker {
   }
   bool registered() const { return registered_; }
   size_t running() const { return tasks_.size(); }
+  const MemberView& view() const { return view_; }
 
  private:
   struct Task {
@@ -80,6 +81,7 @@ class Fleet::Worker {
   std::vector<Task> tasks_;
   std::vector<pb::TaskReport> ended_;
   uint64_t membership_version_ = 0;
+  MemberView view_;  // kept only with check_views
   bool stopped_ = false;
   bool registered_ = false;
 };
@@ -140,7 +142,13 @@ awaitable<Status> Fleet::Worker::Register() {
   LoseTasks();        // a worker registering again has stopped its attempts
   pb::RegisterReply reply;
   Status s = co_await conn_->Call("cluster.Register", reg, &reply);
-  if (s.ok()) membership_version_ = reply.membership_version();
+  if (s.ok()) {
+    membership_version_ = reply.membership_version();
+    f_.stats_.register_member_entries += reply.members_size();
+    if (f_.options_.check_views) {
+      view_.Apply(reply.members(), reply.dead_members(), reply.membership_version(), false);
+    }
+  }
   co_return s;
 }
 
@@ -197,6 +205,7 @@ awaitable<Status> Fleet::Worker::BeatLoop() {
 void Fleet::Worker::Fill(pb::HeartbeatRequest* beat, Steady::time_point now) const {
   beat->set_worker_id(id_);
   beat->set_membership_version(membership_version_);
+  beat->set_member_deltas(true);
   int maps = 0, reduces = 0;
   int64_t used = 0;
   for (const pb::BlockRef& b : held_) used += b.bytes();
@@ -235,7 +244,12 @@ void Fleet::Worker::Apply(const pb::HeartbeatReply& reply, Steady::time_point no
   if (reply.members_size() > 0 || reply.membership_version() != 0) {
     membership_version_ = reply.membership_version();
     ++f_.stats_.member_lists;
+    f_.stats_.member_deltas += reply.members_delta() ? 1 : 0;
     f_.stats_.member_entries += reply.members_size();
+    if (f_.options_.check_views) {
+      view_.Apply(reply.members(), reply.dead_members(), reply.membership_version(),
+                  reply.members_delta());
+    }
   }
   for (const pb::TaskRef& k : reply.kills()) {
     std::erase_if(tasks_, [&](const Task& t) {
@@ -401,6 +415,21 @@ int64_t Fleet::Running() const {
   int64_t n = 0;
   for (const auto& w : workers_) n += static_cast<int64_t>(w->running());
   return n;
+}
+
+int Fleet::ViewsDiffering(const std::map<std::string, bool>& dead_by_id) const {
+  int differing = 0;
+  for (const auto& w : workers_) {
+    if (!w->registered()) continue;
+    const auto& view = w->view().members();
+    bool same = view.size() == dead_by_id.size();
+    for (auto it = view.begin(); same && it != view.end(); ++it) {
+      auto master = dead_by_id.find(it->first);
+      same = master != dead_by_id.end() && master->second == it->second.dead;
+    }
+    differing += same ? 0 : 1;
+  }
+  return differing;
 }
 
 void Fleet::NoteLaunch(const pb::TaskSpec& spec, int worker) {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/member_view.h"
 #include "common/rpc.h"
 #include "proto/cluster.pb.h"
 
@@ -49,6 +50,9 @@ struct FleetOptions {
   double reduce_ms = 10000;  // mean drawn merge time of a reduce, after its maps
   int connect_parallelism = 16;  // registrations in flight (the master's handshake cap is 32)
   uint64_t seed = 1;
+  // Every worker keeps its view of the members (common/member_view.h), as
+  // mr-worker does, so ViewsDiffering can check them: O(workers²) memory.
+  bool check_views = false;
 };
 
 // What the fleet saw, summed over its workers.
@@ -65,8 +69,10 @@ struct FleetStats {
   int64_t maps_done = 0;
   int64_t reduces_done = 0;
   int64_t output_errors = 0;       // a reduce's dfs.Create/CompleteFile failed
-  int64_t member_lists = 0;        // heartbeat replies that carried the members' list
+  int64_t member_lists = 0;        // heartbeat replies that carried members (whole or a delta)
+  int64_t member_deltas = 0;       // ... of which deltas (HeartbeatReply.members_delta)
   int64_t member_entries = 0;      // their entries, summed
+  int64_t register_member_entries = 0;  // entries of the registration replies' lists
 };
 
 class Fleet {
@@ -97,6 +103,10 @@ class Fleet {
   const FleetStats& stats();
   // Tasks running on the fleet now.
   int64_t Running() const;
+  // REQUIRES: options.check_views. How many registered workers' views
+  // differ from the master's list `dead_by_id` (every member's id → whether
+  // it is declared dead), in ids or liveness.
+  int ViewsDiffering(const std::map<std::string, bool>& dead_by_id) const;
 
  private:
   class Worker;

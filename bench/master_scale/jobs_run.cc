@@ -117,6 +117,12 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
     report.Add("jobs", states);
     ok = ok && done.ok() && *done;
   }
+  if (o.fleet.check_views) {
+    if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
+    auto views = co_await WaitViewsAgree(**conn, fleet, std::chrono::seconds(60));
+    report.Add("views_agree", views.ok() ? "yes" : views.status().message());
+    ok = ok && views.ok();
+  }
   const FleetStats& end = fleet.stats();  // relaunches judged once the run is over
   report.Add("launches", end.launches_total);
   report.Add("duplicate_launches", end.duplicate_launches);
@@ -125,7 +131,9 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   report.Add("reregisters", end.reregisters);
   report.Add("output_errors", end.output_errors);
   report.Add("member_lists", end.member_lists);
+  report.Add("member_deltas", end.member_deltas);
   report.Add("member_entries", end.member_entries);
+  report.Add("register_member_entries", end.register_member_entries);
   report.Print();
   co_return ok && end.duplicate_launches == 0 && end.beat_errors == 0 && end.output_errors == 0;
 }

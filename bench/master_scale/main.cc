@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   mr::bench::ScaleOptions o;
   std::string run = "jobs";
   CLI::App app{"One real mr-master against an emulated fleet (docs/benchmarks.md, \"Master at scale\")"};
-  app.add_option("run", run, "jobs | namespace")->check(CLI::IsMember({"jobs", "namespace"}));
+  app.add_option("run", run, "jobs | join | namespace")->check(CLI::IsMember({"jobs", "join", "namespace"}));
   app.add_option("--config", o.config_path, "cluster file of the master")->required();
   app.add_option("--master", o.master_binary, "the mr-master binary")->required();
   app.add_option("--log", o.log_path, "the master's log file")->required();
@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_option("--window-s", o.window_s)->check(CLI::Range(1, 3600));
   app.add_option("--stop-workers", o.stop_workers, "stopped at the window's start")->check(CLI::Range(0, 1000));
   app.add_flag("--until-done", o.until_done, "after the window, wait for every job to end");
+  app.add_flag("--check-views", o.fleet.check_views,
+               "jobs: at the end, every worker's view of the members must be the master's list");
   app.add_option("--done-timeout-s", o.done_timeout_s)->check(CLI::Range(1, 36000));
   app.add_option("--files", o.files)->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   app.add_option("--blocks-per-file", o.blocks_per_file)->check(CLI::Range(0, 100000));
@@ -44,6 +46,8 @@ int main(int argc, char** argv) {
   // Figures go to stdout as one JSON line; every log line to stderr.
   spdlog::set_default_logger(spdlog::stderr_color_mt("master_scale"));
   spdlog::set_level(spdlog::level::warn);
-  const bool ok = run == "jobs" ? mr::bench::RunJobs(o) : mr::bench::RunNamespace(o);
+  const bool ok = run == "jobs"   ? mr::bench::RunJobs(o)
+                  : run == "join" ? mr::bench::RunJoin(o)
+                                  : mr::bench::RunNamespace(o);
   return ok ? 0 : 1;
 }

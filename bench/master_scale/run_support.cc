@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -93,6 +94,23 @@ awaitable<Result<double>> TimeToNoticeDead(Connection& conn, const Fleet& fleet,
     co_await Sleep(std::chrono::milliseconds(250));
   }
   co_return Status::TimedOut("the stopped workers were not declared dead within the window");
+}
+
+awaitable<Result<double>> WaitViewsAgree(Connection& conn, const Fleet& fleet,
+                                         Steady::duration limit) {
+  const auto start = Steady::now();
+  int differing = 0;
+  while (Steady::now() - start < limit) {
+    pb::ClusterStatusReply status;
+    MR_CO_RETURN_IF_ERROR(co_await conn.Call("cluster.Status", pb::Empty(), &status));
+    std::map<std::string, bool> dead_by_id;
+    for (const pb::WorkerStatus& w : status.workers()) dead_by_id[w.worker().id()] = !w.live();
+    differing = fleet.ViewsDiffering(dead_by_id);
+    if (differing == 0) co_return MsSince(start) / 1000;
+    co_await Sleep(std::chrono::milliseconds(250));
+  }
+  co_return Status::TimedOut(fmt::format("{} workers' views of the members still differ from the "
+                                         "master's list", differing));
 }
 
 bool RunAgainstMaster(const ScaleOptions& o, Driver drive) {

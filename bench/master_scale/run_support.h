@@ -49,6 +49,12 @@ class Report {
 awaitable<Result<double>> TimeToNoticeDead(Connection& conn, const Fleet& fleet,
                                            const ScaleOptions& o, Steady::duration limit);
 
+// The master's members (cluster.Status): id → not live. Seconds from now
+// until every registered worker's view (Fleet::ViewsDiffering; REQUIRES
+// check_views) is that list, polled every 250 ms, within `limit`.
+awaitable<Result<double>> WaitViewsAgree(Connection& conn, const Fleet& fleet,
+                                         Steady::duration limit);
+
 // Starts the master of o.config_path, builds the fleet, runs `drive` on one
 // io_context until it ends, then stops the fleet and the master.
 using Driver = std::function<awaitable<bool>(const ClusterConfig&, MasterProcess&, Fleet&)>;

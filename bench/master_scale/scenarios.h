@@ -1,4 +1,4 @@
-// The two runs of bench/master_scale, each against a real mr-master it
+// The three runs of bench/master_scale, each against a real mr-master it
 // starts itself, printing one JSON line of figures (docs/benchmarks.md,
 // "Master at scale").
 #pragma once
@@ -36,6 +36,10 @@ struct ScaleOptions {
 // Exits non-zero (returns false) when a task was launched twice, a
 // heartbeat failed, or (until_done) a job did not succeed.
 bool RunJobs(const ScaleOptions& o);
+// The fleet joins a fresh master: time to register, time until every
+// worker's view of the members is the master's, and the members' entries
+// the replies carried. Returns false when the views never agree.
+bool RunJoin(ScaleOptions o);
 // Builds the namespace, times create/open/delete, `dfs ls` of a big
 // directory, and the master's restart until every block report is in.
 bool RunNamespace(const ScaleOptions& o);
