@@ -170,29 +170,71 @@ std::vector<std::string> TimeLost(const pb::JobRecord& j, const std::vector<Task
   return out;
 }
 
-// Step 4: the slowest worker and locality level, by the maps' read rates.
-std::vector<std::string> Slowest(const std::vector<Task>& tasks) {
-  std::vector<std::string> out;
-  std::map<std::string, std::vector<double>> by_worker, by_level;
+// Bytes of input per second of a map's whole run: what a slow worker
+// shows, whether its disk, its link or its CPU is slow (a throttled CPU
+// leaves the read phase's rate as it was).
+std::optional<double> RunRate(const Task& t) {
+  if (t.run() <= 0 || t.bytes <= 0) return std::nullopt;
+  return static_cast<double>(t.bytes) * 1000.0 / static_cast<double>(t.run());
+}
+
+// The worker whose maps' median is lowest, with that median and the
+// median over workers; nullopt with fewer than two workers.
+struct Lowest {
+  std::string worker;
+  double value = 0, median_worker = 0;
+};
+std::optional<Lowest> LowestMedian(const std::map<std::string, std::vector<double>>& by_worker) {
+  if (by_worker.size() < 2) return std::nullopt;
+  Lowest low;
+  std::vector<double> medians;
+  for (const auto& [worker, values] : by_worker) {
+    const double m = Median(values);
+    medians.push_back(m);
+    if (low.worker.empty() || m < low.value) low.worker = worker, low.value = m;
+  }
+  low.median_worker = Median(medians);
+  return low;
+}
+
+std::string Versus(double value, double median) {
+  return Format("%.2fx", median > 0 ? value / median : 0) + " the median worker's " + MbPerS(median);
+}
+
+// "slowest worker: w2, whose maps ran at 2.0 MB/s ... ; their reads ...":
+// ranked by the maps' whole run, with the read phase beside it to tell a
+// slow link or disk (reads slow too) from a slow CPU (reads as fast as
+// anyone's).
+std::optional<std::string> SlowestWorker(const std::vector<Task>& tasks) {
+  std::map<std::string, std::vector<double>> runs, reads;
   for (const Task& t : tasks) {
     if (!t.is_map) continue;
-    if (const auto rate = Rate(t)) {
-      by_worker[t.node].push_back(*rate);
-      if (!t.locality.empty()) by_level[t.locality].push_back(*rate);
+    if (const auto rate = RunRate(t)) runs[t.node].push_back(*rate);
+    if (t.read_ms > 0) {
+      if (const auto rate = Rate(t)) reads[t.node].push_back(*rate);
     }
   }
-  if (by_worker.size() >= 2) {
+  const std::optional<Lowest> slow = LowestMedian(runs);
+  if (!slow) return std::nullopt;
+  std::string line = "slowest worker: " + slow->worker + ", whose maps ran at " + MbPerS(slow->value) +
+                     " of input (median), " + Versus(slow->value, slow->median_worker);
+  if (reads.size() >= 2 && reads.count(slow->worker) != 0) {
     std::vector<double> medians;
-    std::string slow;
-    double slow_rate = 0;
-    for (const auto& [worker, rates] : by_worker) {
-      const double m = Median(rates);
-      medians.push_back(m);
-      if (slow.empty() || m < slow_rate) slow = worker, slow_rate = m;
-    }
-    const double all = Median(medians);
-    out.push_back("slowest worker: " + slow + ", whose maps read at " + MbPerS(slow_rate) + " (median), " +
-                  Format("%.2fx", all > 0 ? slow_rate / all : 0) + " the median worker's " + MbPerS(all));
+    for (const auto& [worker, rates] : reads) medians.push_back(Median(rates));
+    const double mine = Median(reads.at(slow->worker));
+    line += "; their reads ran at " + MbPerS(mine) + ", " + Versus(mine, Median(medians));
+  }
+  return line;
+}
+
+// Step 4: the slowest worker, locality level and shuffle.
+std::vector<std::string> Slowest(const std::vector<Task>& tasks) {
+  std::vector<std::string> out;
+  if (std::optional<std::string> worker = SlowestWorker(tasks)) out.push_back(std::move(*worker));
+  std::map<std::string, std::vector<double>> by_level;
+  for (const Task& t : tasks) {
+    if (!t.is_map || t.locality.empty()) continue;
+    if (const auto rate = Rate(t)) by_level[t.locality].push_back(*rate);
   }
   if (by_level.size() >= 2) {
     std::string line = "map reads by locality:";
