@@ -192,7 +192,7 @@ class TableReader {
 Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(
       t.CheckKeys({"name", "secret", "secret_env", "heartbeat_interval_ms",
-                   "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes",
+                   "dead_after_missed_heartbeats", "rpc_timeout_ms", "max_frame_bytes", "max_reply_bytes",
                    "handshake_timeout_ms", "max_unauthenticated_connections",
                    "max_unauthenticated_per_address", "secret_file", "tls", "tls_ca",
                    "tls_cert", "tls_key", "inter_dc_zstd_level",
@@ -206,6 +206,8 @@ Status ReadCluster(const TableReader& t, ClusterOptions* o) {
   MR_RETURN_IF_ERROR(t.Int("rpc_timeout_ms", 100, kIntMax, &o->rpc_timeout_ms));
   // The lower bound depends on dfs.transfer_chunk_bytes; Validate() checks it.
   MR_RETURN_IF_ERROR(t.Int("max_frame_bytes", 1, kInt64Max, &o->max_frame_bytes));
+  // At least max_frame_bytes: Validate(). Frame lengths are 32-bit.
+  MR_RETURN_IF_ERROR(t.Int("max_reply_bytes", 1, int64_t{UINT32_MAX}, &o->max_reply_bytes));
   // max_unauthenticated_per_address ≤ max_unauthenticated_connections: Validate().
   MR_RETURN_IF_ERROR(t.Int("handshake_timeout_ms", 100, kIntMax, &o->handshake_timeout_ms));
   MR_RETURN_IF_ERROR(t.Int("max_unauthenticated_connections", 1, kIntMax,
@@ -431,6 +433,11 @@ Status Validate(const ClusterConfig& c) {
                    std::to_string(kAlignment) + " (got " +
                    std::to_string(c.cluster.max_frame_bytes) + ", chunk " + std::to_string(chunk) +
                    ")");
+  }
+  if (c.cluster.max_reply_bytes < c.cluster.max_frame_bytes) {
+    return Invalid("'cluster.max_reply_bytes' must be at least 'cluster.max_frame_bytes' (got " +
+                   std::to_string(c.cluster.max_reply_bytes) + " < " +
+                   std::to_string(c.cluster.max_frame_bytes) + ")");
   }
   if (c.jobs.output_replication > c.dfs.max_replication) {
     return Invalid("'jobs.output_replication' must be at most 'dfs.max_replication' (got " +

@@ -76,6 +76,11 @@ struct ClusterOptions {
   // the connection. Default: 4 MiB. Must be at least
   // 2 × dfs.transfer_chunk_bytes + 64 KiB.
   int64_t max_frame_bytes = 4 << 20;
+  // The largest reply a client takes from a server it authenticated, and a
+  // server sends (Hadoop's ipc.maximum.response.length): the record of a
+  // job of 10,000 maps is past max_frame_bytes. Default: 128 MiB; at least
+  // max_frame_bytes.
+  int64_t max_reply_bytes = 128 << 20;
   // How long a server gives a new connection to complete the handshake
   // (Hello, AuthProof, AuthOk) before closing it; a larger rpc_timeout_ms
   // does not extend it, a smaller one shortens it. Default: 5000 ms.

@@ -52,10 +52,12 @@ CounterList TaskCounters(const pb::TaskReport& r, bool map_only) {
   return ToList(sums);
 }
 
-void SumCounters(pb::JobRecord* record) {
+void SumCounters(pb::JobRecord* record) { SumCounters(*record, record); }
+
+void SumCounters(const pb::JobRecord& tasks, pb::JobRecord* record) {
   Sums sums;
-  for (const pb::MapTaskRecord& m : record->maps()) AddAll(m.counters(), &sums);
-  for (const pb::ReduceTaskRecord& t : record->reduces()) AddAll(t.counters(), &sums);
+  for (const pb::MapTaskRecord& m : tasks.maps()) AddAll(m.counters(), &sums);
+  for (const pb::ReduceTaskRecord& t : tasks.reduces()) AddAll(t.counters(), &sums);
   // Tasks that each name other counters could make a job's list long.
   size_t user = 0;
   int64_t dropped = 0;

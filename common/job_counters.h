@@ -29,6 +29,9 @@ CounterList TaskCounters(const pb::TaskReport& r, bool map_only);
 // others.
 inline constexpr size_t kMaxJobUserCounters = 500;
 void SumCounters(pb::JobRecord* record);
+// The same sums over the task records of `tasks`, into `into` (a header of
+// the same job, without task records of its own).
+void SumCounters(const pb::JobRecord& tasks, pb::JobRecord* into);
 
 // The value of (group, name) in `counters`, or 0.
 int64_t CounterValue(const CounterList& counters, std::string_view group, std::string_view name);

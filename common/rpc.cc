@@ -41,6 +41,7 @@ RpcOptions RpcOptions::FromConfig(const ClusterConfig& config, std::string peer_
   RpcOptions o;
   o.timeout_ms = config.cluster.rpc_timeout_ms;
   o.max_frame_bytes = config.cluster.max_frame_bytes;
+  o.max_reply_bytes = config.cluster.max_reply_bytes;
   o.secret = config.ResolvedSecret();
   o.peer_name = std::move(peer_name);
   o.handshake_timeout_ms = config.cluster.handshake_timeout_ms;
@@ -302,14 +303,23 @@ awaitable<Status> Connection::ReadGrowing(std::string* out, size_t n, Clock::tim
   co_return Status::OK();
 }
 
+// A client sends requests and receives replies; a server the other way
+// round. Replies may be larger (max_reply_bytes).
+int64_t Connection::SendLimit() const {
+  return client_ ? options_.max_frame_bytes : std::max(options_.max_frame_bytes, options_.max_reply_bytes);
+}
+int64_t Connection::ReceiveLimit() const {
+  return client_ ? std::max(options_.max_frame_bytes, options_.max_reply_bytes) : options_.max_frame_bytes;
+}
+
 // Serializes prefix + header into scratch_.
 Status Connection::EncodeHeader(const pb::Frame& header, size_t data_len) {
   scratch_.assign(kFramePrefixBytes, '\0');
   header.AppendToString(&scratch_);
   const size_t header_len = scratch_.size() - kFramePrefixBytes;
-  if (static_cast<int64_t>(header_len + data_len) > options_.max_frame_bytes) {
-    return Status::InvalidArgument("frame of " + std::to_string(header_len + data_len) +
-                                   " bytes exceeds max_frame_bytes");
+  if (static_cast<int64_t>(header_len + data_len) > SendLimit()) {
+    return Status::InvalidArgument("frame of " + std::to_string(header_len + data_len) + " bytes exceeds " +
+                                   (client_ ? "max_frame_bytes" : "max_reply_bytes"));
   }
   EncodeFramePrefix({static_cast<uint32_t>(header_len), static_cast<uint32_t>(data_len)},
                     scratch_.data());
@@ -370,8 +380,7 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data, Expe
   char prefix_bytes[kFramePrefixBytes];
   MR_CO_RETURN_IF_ERROR(co_await ReadAll(asio::buffer(prefix_bytes), Deadline(),
                                          /*stall_first=*/expect == Expect::kPrompt));
-  auto prefix = DecodeFramePrefix(prefix_bytes, authenticated_ ? options_.max_frame_bytes
-                                                               : kMaxHandshakeFrameBytes);
+  auto prefix = DecodeFramePrefix(prefix_bytes, authenticated_ ? ReceiveLimit() : kMaxHandshakeFrameBytes);
   if (!prefix.ok()) {
     Close();
     if (!authenticated_ && !tls_ && static_cast<unsigned char>(prefix_bytes[0]) == 0x16) {
@@ -439,6 +448,7 @@ awaitable<Status> Connection::Call(std::string_view method,
 }
 
 awaitable<Status> Connection::AuthenticateAsClient(const HostPort& target) {
+  client_ = true;
   pb::Hello hello;
   Status s = co_await ReceiveReply(&hello);
   if (!s.ok()) co_return s.WithContext("handshake with " + remote_endpoint_);

@@ -77,6 +77,10 @@ inline constexpr size_t kReadPieceBytes = 256 << 10;
 struct RpcOptions {
   int timeout_ms = 30000;
   int64_t max_frame_bytes = 4 << 20;
+  // The largest frame a server sends and a client receives once
+  // authenticated (cluster.max_reply_bytes): replies may be larger than
+  // requests. Taken as max_frame_bytes when smaller.
+  int64_t max_reply_bytes = 128 << 20;
   std::string secret;
   std::string peer_name;   // how this side names itself in the handshake
   // Servers only (see the [cluster] keys of the same names in config.h): the
@@ -161,7 +165,7 @@ class Connection {
   // Closes on failure.
   awaitable<Status> AuthenticateAsServer();
   // True after either side's handshake has succeeded; from then on frames up
-  // to max_frame_bytes are accepted.
+  // to max_frame_bytes are accepted, by a client up to max_reply_bytes.
   bool authenticated() const { return authenticated_; }
   // True when the connection runs over TLS.
   bool encrypted() const { return tls_ != nullptr; }
@@ -242,6 +246,9 @@ class Connection {
   // of the bytes that have arrived.
   awaitable<Status> ReadGrowing(std::string* out, size_t n, Clock::time_point deadline);
   Status EncodeHeader(const pb::Frame& header, size_t data_len);
+  // The largest frame this side sends / accepts once authenticated.
+  int64_t SendLimit() const;
+  int64_t ReceiveLimit() const;
   // The TLS part of the handshake (rpc_tls.cc), after the plaintext Hello.
   // Client: switches to TLS when its policy or the Hello requires it, then
   // reads the server's second Hello into `hello`; refuses a server without
@@ -296,6 +303,7 @@ class Connection {
   std::string remote_endpoint_;
   std::string peer_name_;
   bool authenticated_ = false;
+  bool client_ = false;         // this side dialled (AuthenticateAsClient)
   int stall_ms_ = 0;            // see stall_ms()
   std::string peer_address_;    // the address dialled (WatchPeer), or ""
   bool watched_ = false;        // in Peers() until Close()

@@ -34,16 +34,20 @@ const char* LocalityKey(sched::Locality l) {
 
 // The job's filtering percentages into its summary (a listed record
 // carries no tasks to average over).
-void SummarizeFp(pb::JobRecord* r) {
+void SummarizeFp(const pb::JobRecord& tasks, pb::JobRecord* r) {
   double raw = 0, wire = 0;
-  MapFilteringFigures(*r, &raw, &wire);
+  MapFilteringFigures(tasks, &raw, &wire);
   r->set_fp_raw(raw);
   r->set_fp_wire(wire);
 }
 
-// Recomputes a record's job-level counters from its task records (a map
-// that ran twice, because its output was lost, counts once: its last run).
-void Summarize(pb::JobRecord* r) {
+void SummarizeFp(pb::JobRecord* r) { SummarizeFp(*r, r); }
+
+// Recomputes a record's job-level counters from the task records of
+// `tasks` (the record itself, or the job's record when `r` is its header;
+// a map that ran twice, because its output was lost, counts once: its last
+// run).
+void Summarize(const pb::JobRecord& tasks, pb::JobRecord* r) {
   r->set_maps_node_local(0);
   r->set_maps_rack_local(0);
   r->set_maps_dc_local(0);
@@ -56,7 +60,7 @@ void Summarize(pb::JobRecord* r) {
   r->set_output_bytes(0);
   r->clear_tasks_per_worker();
   auto& per_worker = *r->mutable_tasks_per_worker();
-  for (const pb::MapTaskRecord& m : r->maps()) {
+  for (const pb::MapTaskRecord& m : tasks.maps()) {
     const std::string& l = m.locality();
     if (l == "node") r->set_maps_node_local(r->maps_node_local() + 1);
     if (l == "rack") r->set_maps_rack_local(r->maps_rack_local() + 1);
@@ -67,17 +71,26 @@ void Summarize(pb::JobRecord* r) {
     r->set_map_output_bytes(r->map_output_bytes() + m.output_bytes());
     ++per_worker[m.node()];
   }
-  for (const pb::ReduceTaskRecord& t : r->reduces()) {
+  for (const pb::ReduceTaskRecord& t : tasks.reduces()) {
     AddTraffic(r->mutable_shuffle(), t.shuffle());
     AddTraffic(r->mutable_output(), t.output());
     r->set_output_bytes(r->output_bytes() + t.output_bytes());
     ++per_worker[t.node()];
   }
   if (r->spec().reducers() == 0) {  // map-only: the maps' output is the job's
-    for (const pb::MapTaskRecord& m : r->maps()) r->set_output_bytes(r->output_bytes() + m.output_bytes());
+    for (const pb::MapTaskRecord& m : tasks.maps()) r->set_output_bytes(r->output_bytes() + m.output_bytes());
   }
-  SumCounters(r);
-  SummarizeFp(r);
+  SumCounters(tasks, r);
+  SummarizeFp(tasks, r);
+}
+
+void Summarize(pb::JobRecord* r) { Summarize(*r, r); }
+
+// What a summary leaves out of a record.
+void ClearTaskRecords(pb::JobRecord* r) {
+  r->clear_maps();
+  r->clear_reduces();
+  r->clear_attempt_places();
 }
 
 // The record of a task at `*position` in `records`, cleared, or a new one
@@ -497,30 +510,43 @@ pb::JobRecord JobTracker::Header(ActiveJob& job) const {
   pb::JobRecord r = job.record;
   maps.Swap(job.record.mutable_maps());
   reduces.Swap(job.record.mutable_reduces());
-  const sched::Job& sj = state_.job(job.sid);
-  r.set_maps_done(sj.finished_maps);
-  r.set_reduces_done(sj.finished_reduces);
-  r.set_maps_running(sj.running_maps);
-  r.set_reduces_running(sj.running_reduces);
+  SetTaskCounts(job, &r);
   return r;
+}
+
+void JobTracker::SetTaskCounts(const ActiveJob& job, pb::JobRecord* r) const {
+  const sched::Job& sj = state_.job(job.sid);
+  r->set_maps_done(sj.finished_maps);
+  r->set_reduces_done(sj.finished_reduces);
+  r->set_maps_running(sj.running_maps);
+  r->set_reduces_running(sj.running_reduces);
+}
+
+// The sums over the job's task records, the bytes its maps read so far and
+// its running attempts, into `r` (a copy of its record, or its header).
+void JobTracker::AddLiveFigures(const ActiveJob& job, pb::JobRecord* r) const {
+  SetTaskCounts(job, r);
+  Summarize(job.record, r);
+  int64_t read = 0;
+  for (const pb::MapTaskRecord& m : job.record.maps()) read += m.input_bytes();
+  for (const sched::MapTask& m : state_.job(job.sid).maps) {
+    if (m.state == sched::TaskState::kRunning) read += m.bytes_read;
+  }
+  r->set_bytes_read(read);
+  r->clear_running_attempts();  // a recovered record's are its last run's
+  AddRunningAttempts(job, r);
 }
 
 pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {
   pb::JobRecord r = job.record;
-  const sched::Job& sj = state_.job(job.sid);
-  r.set_maps_done(sj.finished_maps);
-  r.set_reduces_done(sj.finished_reduces);
-  r.set_maps_running(sj.running_maps);
-  r.set_reduces_running(sj.running_reduces);
-  Summarize(&r);
-  int64_t read = 0;
-  for (const pb::MapTaskRecord& m : r.maps()) read += m.input_bytes();
-  for (const sched::MapTask& m : sj.maps) {
-    if (m.state == sched::TaskState::kRunning) read += m.bytes_read;
-  }
-  r.set_bytes_read(read);
-  r.clear_running_attempts();  // a recovered record's are its last run's
-  AddRunningAttempts(job, &r);
+  AddLiveFigures(job, &r);
+  return r;
+}
+
+pb::JobRecord JobTracker::Summary(ActiveJob& job) const {
+  pb::JobRecord r = Header(job);
+  AddLiveFigures(job, &r);
+  r.clear_attempt_places();
   return r;
 }
 
@@ -557,29 +583,28 @@ int32_t JobTracker::OutputReplicationAsked(const pb::JobSpec& spec) const {
   return config_.jobs.output_replication;  // 0 unless the cluster file sets it
 }
 
-Status JobTracker::Show(int64_t id, pb::JobRecord* record) const {
-  if (const ActiveJob* job = Find(id)) {
-    *record = Snapshot(*job);
+Status JobTracker::Show(int64_t id, bool summary, pb::JobRecord* record) const {
+  if (ActiveJob* job = Find(id)) {
+    *record = summary ? Summary(*job) : Snapshot(*job);
     return Status::OK();
   }
   MR_ASSIGN_OR_RETURN(*record, history_->Get(id));
+  if (summary) ClearTaskRecords(record);
   return Status::OK();
 }
 
 Status JobTracker::List(pb::JobListReply* reply) const {
   for (pb::JobRecord& r : history_->List()) {
     pb::JobRecord* out = reply->add_jobs();
-    if (const ActiveJob* job = Find(r.id())) {
-      *out = Snapshot(*job);
+    if (ActiveJob* job = Find(r.id())) {
+      *out = Summary(*job);
     } else {
       *out = std::move(r);
       if (!out->has_fp_raw()) SummarizeFp(out);  // a record older than the field
     }
     out->clear_running_attempts();
     out->clear_ended_attempts();
-    out->clear_maps();
-    out->clear_reduces();
-    out->clear_attempt_places();
+    ClearTaskRecords(out);
     out->clear_counters();  // `job show` has them
   }
   return Status::OK();

@@ -138,7 +138,8 @@ class JobTracker {
 
   // RPC handlers.
   Status Submit(const pb::JobSpec& spec, pb::SubmitJobReply* reply);
-  Status Show(int64_t id, pb::JobRecord* record) const;
+  // The job's record; with `summary`, without its task records (JobIdRequest).
+  Status Show(int64_t id, bool summary, pb::JobRecord* record) const;
   Status List(pb::JobListReply* reply) const;
   Status Kill(int64_t id);
   Status History(pb::HistoryReply* reply) const;
@@ -240,9 +241,15 @@ class JobTracker {
   // Ends a job that was never recovered (killed while waiting, or its
   // state could not be re-created).
   void EndUnrecovered(pb::JobRecord record, const std::string& state, const std::string& error);
-  // The record with its counters brought up to date.
+  // The record with its counters brought up to date: a copy of every task
+  // record (Snapshot), or none (Summary, O(1) copies in the job's tasks).
   pb::JobRecord Snapshot(const ActiveJob& job) const;
+  pb::JobRecord Summary(ActiveJob& job) const;
+  // The record without its task records and the sums over them (what
+  // PutProgress keeps beside the task records).
   pb::JobRecord Header(ActiveJob& job) const;
+  void SetTaskCounts(const ActiveJob& job, pb::JobRecord* r) const;
+  void AddLiveFigures(const ActiveJob& job, pb::JobRecord* r) const;
   pb::TaskSpec MakeSpec(const ActiveJob& job, bool is_map, int32_t index, int32_t attempt) const;
   // The replication a job's reduces ask for their output files: its own
   // output_replication, else [jobs] output_replication, else 0 — the DFS's

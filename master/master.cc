@@ -212,7 +212,7 @@ void Master::RegisterJobHandlers() {
   RpcServer& s = *server_;
   JobTracker& j = *jobs_;
   Unary<pb::JobSpec, pb::SubmitJobReply>(s, "job.Submit", [&j](auto& q, auto* r) { return j.Submit(q, r); });
-  Unary<pb::JobIdRequest, pb::JobRecord>(s, "job.Show", [&j](auto& q, auto* r) { return j.Show(q.job_id(), r); });
+  Unary<pb::JobIdRequest, pb::JobRecord>(s, "job.Show", [&j](auto& q, auto* r) { return j.Show(q.job_id(), q.summary(), r); });
   Unary<pb::Empty, pb::JobListReply>(s, "job.List", [&j](auto&, auto* r) { return j.List(r); });
   Unary<pb::JobIdRequest, pb::Empty>(s, "job.Kill", [&j](auto& q, auto*) { return j.Kill(q.job_id()); });
   Unary<pb::Empty, pb::HistoryReply>(s, "job.History", [&j](auto&, auto* r) { return j.History(r); });

@@ -98,7 +98,7 @@ HttpResponse Master::ServeHttp(const HttpRequest& req) {
   }
   if (int64_t log_job = -1; IsLogPath(req.path, &log_job)) {
     pb::JobRecord job;
-    if (Status s = jobs_->Show(log_job, &job); !s.ok()) return NotFound("job " + std::to_string(log_job));
+    if (Status s = jobs_->Show(log_job, /*summary=*/false, &job); !s.ok()) return NotFound("job " + std::to_string(log_job));
     LiveAddresses live;
     for (const auto& [worker_id, w] : workers_) {
       if (w->live) live[worker_id] = w->info.address();
@@ -107,7 +107,7 @@ HttpResponse Master::ServeHttp(const HttpRequest& req) {
   }
   if (id < 0 || suffix == "/kill") return NotFound(req.path);
   pb::JobRecord job;
-  if (Status s = jobs_->Show(id, &job); !s.ok()) return NotFound("job " + std::to_string(id));
+  if (Status s = jobs_->Show(id, /*summary=*/false, &job); !s.ok()) return NotFound("job " + std::to_string(id));
   if (suffix == "/timeline.svg") return {200, "image/svg+xml", TimelineSvg(job)};
   return Html(JobPage(job, config_.cluster.name, kill_token_));
 }

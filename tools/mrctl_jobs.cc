@@ -49,11 +49,25 @@ void ShowJobProgress(Progress& progress, const pb::JobRecord& r) {
   progress.Update(total > 0 ? static_cast<double>(r.maps_done() + r.reduces_done()) / total : -1.0, text);
 }
 
+// The ended job's whole record, its summary if that cannot be had (saying
+// so: the job's outcome does not depend on it).
+awaitable<pb::JobRecord> WholeRecord(dfs::DfsClient& c, pb::JobRecord summary) {
+  pb::JobIdRequest req;
+  req.set_job_id(summary.id());
+  pb::JobRecord whole;
+  const Status s = co_await c.CallMaster("job.Show", req, &whole);
+  if (s.ok()) co_return whole;
+  std::fprintf(stderr, "mrctl: job %lld ended, but its task records could not be fetched (%s): "
+               "only its summary follows\n", static_cast<long long>(summary.id()), s.ToString().c_str());
+  co_return summary;
+}
+
 // Follows a job to its end, with a progress line (tools/progress.h), asking
-// the master every 0.1 s for the first 10 s, then every 0.25 s. While
-// the master cannot be reached (it restarts, and recovers the job), asks
-// again with backoff (0.25 s doubling to 5 s) for up to kReconnectFor,
-// saying so once on stderr.
+// the master for its summary (no task records: a few KiB whatever the job's
+// size) every 0.1 s for the first 10 s, then every 0.25 s, and for its whole
+// record once it ended. While the master cannot be reached (it restarts,
+// and recovers the job), asks again with backoff (0.25 s doubling to 5 s)
+// for up to kReconnectFor, saying so once on stderr.
 awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
   constexpr auto kReconnectFor = std::chrono::minutes(2);
   constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
@@ -61,6 +75,7 @@ awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
   Progress progress("job " + std::to_string(id));
   pb::JobIdRequest req;
   req.set_job_id(id);
+  req.set_summary(true);
   asio::steady_timer timer(co_await asio::this_coro::executor);
   std::optional<std::chrono::steady_clock::time_point> lost_since;
   auto backoff = std::chrono::milliseconds(250);
@@ -101,9 +116,8 @@ awaitable<Result<pb::JobRecord>> Follow(dfs::DfsClient& c, int64_t id) {
       backoff = std::chrono::milliseconds(250);
     }
     ShowJobProgress(progress, r);
-    if (r.state() != "running") co_return r;
-    // Short jobs are noticed within 0.1 s of their end; a long one is asked
-    // for its whole record (every task) less often.
+    if (r.state() != "running") co_return co_await WholeRecord(c, std::move(r));
+    // Short jobs are noticed within 0.1 s of their end, a long one less often.
     timer.expires_after(std::chrono::milliseconds(now - followed_since < kQuickFor ? 100 : 250));
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
   }
@@ -344,6 +358,7 @@ awaitable<Status> ListJobs(dfs::DfsClient& c, bool as_json, bool csv) {
 awaitable<Status> ShowJob(dfs::DfsClient& c, int64_t id, bool as_json, bool tasks, bool csv, bool why) {
   pb::JobIdRequest req;
   req.set_job_id(id);
+  req.set_summary(!as_json && !tasks && !why);  // the plain view shows no task record
   pb::JobRecord r;
   MR_CO_RETURN_IF_ERROR(co_await c.CallMaster("job.Show", req, &r));
   if (as_json) {

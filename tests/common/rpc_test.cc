@@ -320,6 +320,42 @@ TEST_F(RpcTest, OversizedFrameAfterHandshakeClosesOnlyThatConnection) {
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
+TEST_F(RpcTest, RepliesPastMaxFrameBytesReachTheClientUpToMaxReplyBytes) {
+  // A job of 10,000 maps has a record past max_frame_bytes: replies may be
+  // larger than requests (max_reply_bytes), on both sides; past that, the
+  // server refuses to send and the client's call fails, not the server.
+  RpcOptions options = Options(kSecret);
+  options.max_frame_bytes = 256 << 10;
+  options.max_reply_bytes = 1 << 20;
+  MakeServer(options).HandleUnary<pb::PathRequest, pb::ListReply>(
+      "test.Big", [](const pb::PathRequest& request, pb::ListReply* reply, ServerCall&) -> awaitable<Status> {
+        const size_t bytes = std::stoul(request.path());
+        reply->add_entries()->set_name(std::string(bytes, 'x'));
+        co_return Status::OK();
+      });
+  Start();
+  const auto call = [&](size_t reply_bytes, std::string padding) {
+    return RunSync([&]() -> awaitable<Status> {
+      MR_CO_ASSIGN_OR_RETURN(auto conn, co_await Connect(Address(), options));
+      pb::PathRequest request;
+      request.set_path(std::to_string(reply_bytes) + padding);
+      pb::ListReply reply;
+      MR_CO_RETURN_IF_ERROR(co_await conn->Call("test.Big", request, &reply));
+      if (reply.entries_size() != 1 || reply.entries(0).name().size() != reply_bytes) {
+        co_return Status::Internal("a reply of the wrong size");
+      }
+      co_return co_await CallEcho(*conn, "/after");  // the connection still works
+    });
+  };
+  Status s = call(768 << 10, "");  // 3 × max_frame_bytes
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  s = call(2 << 20, "");  // past max_reply_bytes: refused by the server
+  EXPECT_FALSE(s.ok());
+  s = call(16, " " + std::string(300 << 10, 'p'));  // a request is held to max_frame_bytes
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(ConnectAndEcho(kSecret).ok());
+}
+
 TEST_F(RpcTest, MalformedHeaderClosesOnlyThatConnection) {
   // A valid prefix followed by bytes that are not a Frame ends that connection only.
   MakeServer();
