@@ -15,6 +15,12 @@
 //  2. Slots are found by a hash of the key alone, so a caller that
 //     partitions by key can look a key up in whichever partition holds it
 //     (kAnyPartition) and compute its partition only when the key is new.
+//     The lookup is inline (a counting map calls it once per word), and a
+//     caller whose key lies in a larger buffer says where the buffer ends,
+//     so the key's first 8 bytes are one load and a mask (PaddedKeyPrefix)
+//     rather than loads picked by the key's length, a branch that words of
+//     random lengths mispredict (docs/benchmarks.md, "The count table's
+//     lookup").
 //  3. Memory is the slots plus the arena's bytes. A new key that would take
 //     it past the limit (growing the table included) is refused while the
 //     table is not empty: the caller spills (Sort, entry, Clear) and inserts
@@ -75,8 +81,9 @@ class CountTable {
   // readable_end). With 8 bytes readable from key.data(), the key's first 8
   // bytes are one load and a mask instead of KeyPrefix's loads chosen by the
   // key's length, a branch that words of random lengths mispredict.
-  bool Increment(uint32_t partition, std::string_view key, const char* readable_end, int64_t n,
-                 uint64_t* hash) noexcept {
+  [[gnu::always_inline]] bool Increment(uint32_t partition, std::string_view key,
+                                        const char* readable_end, int64_t n,
+                                        uint64_t* hash) noexcept {
     const uint64_t prefix = readable_end - key.data() >= 8 ? PaddedKeyPrefix(key)
                                                            : internal::KeyPrefix(key);
     return Probe(partition, key, prefix, n, hash);
