@@ -13,41 +13,10 @@ namespace mr::worker {
 namespace {
 
 using internal::KeyPrefix;
-using internal::Load64;
 
 // Slots of a new table, unless the limit is small (then fewer, at least 16).
 constexpr size_t kInitialSlots = 1024;
 constexpr size_t kMinSlots = 16;
-
-// murmur3's 64-bit finalizer: every input bit affects every output bit.
-inline uint64_t Fmix64(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
-
-// The table's hash of a key with the given prefix. Keys of up to 16 bytes
-// (nearly every word) are mixed inline from two loads; longer ones go to
-// XXH3-64 (a call).
-[[gnu::always_inline]] inline uint64_t HashKey(std::string_view key, uint64_t prefix) {
-  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
-  const size_t n = key.size();
-  if (n <= 8) return Fmix64(prefix ^ (n * kGolden));
-  if (n <= 16) return Fmix64(prefix ^ Fmix64(Load64(key.data() + n - 8) ^ (n * kGolden)));
-  return XXH3_64bits(key.data(), n);
-}
-
-// Whether bytes [8, n) of a and b are equal. REQUIRES: n > 8.
-inline bool TailsEqual(const char* a, const char* b, size_t n) {
-  size_t i = 8;
-  for (; i + 8 <= n; i += 8) {
-    if (Load64(a + i) != Load64(b + i)) return false;
-  }
-  return i == n || Load64(a + n - 8) == Load64(b + n - 8);
-}
 
 }  // namespace
 
@@ -62,23 +31,8 @@ int64_t CountTable::memory_bytes() const {
   return static_cast<int64_t>(slots_.size() * sizeof(Slot) + arena_.size());
 }
 
-bool CountTable::Increment(uint32_t partition, std::string_view key, int64_t n,
-                           uint64_t* hash) noexcept {
-  assert(!sorted_);
-  const uint64_t prefix = KeyPrefix(key);
-  const uint64_t h = HashKey(key, prefix);
-  for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-    Slot& s = slots_[i];
-    if (s.partition == kFree) break;
-    if (s.prefix != prefix || s.key_len != key.size()) continue;
-    if (partition != kAnyPartition && s.partition != partition) continue;
-    // Equal lengths and first 8 bytes: keys of up to 8 bytes are equal.
-    if (key.size() > 8 && !TailsEqual(arena_.data() + s.offset, key.data(), key.size())) continue;
-    s.count += static_cast<uint64_t>(n);
-    return true;
-  }
-  *hash = h;
-  return false;
+uint64_t CountTable::HashLongKey(std::string_view key) {
+  return XXH3_64bits(key.data(), key.size());
 }
 
 bool CountTable::Insert(uint32_t partition, std::string_view key, uint64_t hash, int64_t n) {

@@ -187,8 +187,11 @@ Status CountWordsOfSplit(const MapTaskSpec& spec, const jobs::LineReader::ReadFn
     if (!more) break;
     result->records_in += lines;
     result->input_bytes += reader.next_offset() - offset;
+    const char* text_end = text.data() + text.size();
     jobs::ForEachWord(text, [&](std::string_view word) {
-      if (status.ok() && !buffer.TryCount(word, "1", &status)) status = buffer.Add(word, "1");
+      if (status.ok() && !buffer.TryCount(word, "1", &status, text_end)) {
+        status = buffer.Add(word, "1");
+      }
     });
     MR_RETURN_IF_ERROR(status);
   }

@@ -1,13 +1,17 @@
 // The count table of map-side aggregation (worker/map_aggregate.h) on its
 // own: what ParseCount accepts, the order Sort() gives, 64-bit counts, the
-// memory limit. Through a MapOutputBuffer: map_output_test.cc (CountingTest).
+// memory limit, both ways of looking a key up (with and without bytes
+// readable past it) against a std::map. Through a MapOutputBuffer: map_output_test.cc (CountingTest).
 #include "worker/map_aggregate.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mr::worker {
@@ -111,6 +115,91 @@ TEST(CountTableTest, RefusesANewKeyPastItsMemoryUnlessEmpty) {
   ASSERT_FALSE(t.Increment(0, big, 1, &hash));
   EXPECT_TRUE(t.Insert(0, big, hash, 1));
   EXPECT_TRUE(t.full());
+}
+
+// A key followed in memory by other bytes (what a word of a block of text
+// is), for Increment(partition, key, readable_end, ...).
+struct KeyInText {
+  explicit KeyInText(const std::string& key, char after = '\xA5', size_t slack = 16)
+      : text(key + std::string(slack, after)) {}
+  std::string_view key(size_t n) const { return std::string_view(text).substr(0, n); }
+  const char* end() const { return text.data() + text.size(); }
+  std::string text;
+};
+
+// The one-load prefix of a key with bytes after it finds the same slot as
+// KeyPrefix does for the key alone, whatever follows it (the mask keeps
+// only the key's own bytes), at every length from 0 to past 16, and with
+// fewer than 8 bytes readable (the end of the caller's buffer).
+TEST(CountTableTest, LooksUpAKeyAlikeWithOrWithoutBytesReadablePastIt) {
+  CountTable t(1 << 20);
+  const std::string base = "abcdefghijklmnopqrst";
+  for (size_t n = 0; n <= base.size(); ++n) {
+    const std::string key = base.substr(0, n);
+    uint64_t hash;
+    ASSERT_FALSE(t.Increment(0, key, 1, &hash)) << n;
+    ASSERT_TRUE(t.Insert(0, key, hash, 1));
+    for (char after : {'\0', '\xFF', 'z', ' '}) {
+      const KeyInText in(key, after);
+      ASSERT_TRUE(t.Increment(CountTable::kAnyPartition, in.key(n), in.end(), 1, &hash))
+          << "length " << n << " followed by " << int{after};
+    }
+    const KeyInText at_end(key, 'x', /*slack=*/0);  // nothing readable past the key
+    ASSERT_TRUE(t.Increment(0, at_end.key(n), at_end.end(), 1, &hash)) << n;
+  }
+  t.Sort();
+  ASSERT_EQ(t.size(), base.size() + 1);
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_EQ(t.entry(i).key, base.substr(0, i));  // "" < "a" < "ab" < ...
+    EXPECT_EQ(t.entry(i).count, 6);
+  }
+}
+
+// Many keys that share their first 8 bytes and their length, differing only
+// past byte 8 or past 16 (a fixed stem, then a few bytes of two letters), so
+// that most probes pass keys that only the bytes after the prefix tell
+// apart; looked up both ways, in two partitions, through the table's growth
+// from its first 1024 slots: every count and the order of Sort() equal a
+// std::map's.
+TEST(CountTableTest, CountsLikeAMapThroughGrowthAndCollisions) {
+  std::mt19937 rng(29);
+  const std::string letters("\0\xFF", 2);  // 0x00 before 0xFF, and like zero padding
+  const std::vector<std::string> stems = {"", "abcdefgh", std::string(8, '\0'),
+                                          "abcdefghijklmnop", "abcdefghijklmnopqrstuvwx"};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 4000; ++i) {
+    std::string k = stems[rng() % stems.size()];
+    for (size_t n = rng() % 13; n > 0; --n) k += letters[rng() % 2];
+    keys.push_back(k);
+  }
+  CountTable t(1 << 24);
+  ASSERT_LT(t.memory_bytes(), 1024 * 32 + 1);  // starts small: it grows below
+  std::map<std::pair<uint32_t, std::string>, uint64_t> want;
+  for (int i = 0; i < 60000; ++i) {
+    const std::string& k = keys[std::min(rng() % keys.size(), rng() % keys.size())];
+    const uint32_t p = static_cast<uint32_t>(std::hash<std::string>()(k) % 2);
+    const int64_t n = static_cast<int64_t>(rng() % 5);
+    const KeyInText in(k, "\0\xFF" "a"[rng() % 3]);
+    uint64_t hash;
+    const bool found = rng() % 2 ? t.Increment(p, k, n, &hash)
+                                 : t.Increment(CountTable::kAnyPartition, in.key(k.size()),
+                                               in.end(), n, &hash);
+    ASSERT_EQ(found, want.count({p, k}) == 1) << i;
+    if (!found) {
+      ASSERT_TRUE(t.Insert(p, k, hash, n));
+    }
+    want[{p, k}] += static_cast<uint64_t>(n);
+  }
+  ASSERT_GT(t.memory_bytes(), 1024 * 32);
+  t.Sort();
+  ASSERT_EQ(t.size(), want.size());
+  size_t i = 0;
+  for (const auto& [pk, count] : want) {  // std::string orders bytes as unsigned char
+    const CountTable::Entry e = t.entry(i++);
+    ASSERT_EQ(e.partition, pk.first);
+    ASSERT_EQ(e.key, pk.second);
+    ASSERT_EQ(static_cast<uint64_t>(e.count), count);
+  }
 }
 
 }  // namespace
