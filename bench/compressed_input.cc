@@ -2,9 +2,10 @@
 // over the same text, plain and compressed, in one invocation
 // (bench/compressed_input.sh makes the files and prints the load).
 //
-//   compressed_input FILE [--runs 3] [--reducers 2] [--work-dir DIR]
+//   compressed_input FILE [--runs 3] [--reducers 2] [--work-dir DIR] [--only zstd|gzip]
 //
-// Reads FILE, FILE.zst and FILE.gz (each must exist and decompress to FILE),
+// Reads FILE, FILE.zst and FILE.gz (each must exist and decompress to FILE;
+// --only: FILE and the one named, e.g. under perf record),
 // each as one split through the page cache (one untimed pass warms it); a
 // compressed one through jobs::DecompressedInput, as a worker reads a
 // compressed input. Inputs run round-robin, so that load from other
@@ -86,7 +87,7 @@ Status RunOnce(Input& in, int reducers, const std::string& work_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string file, work_dir;
+  std::string file, work_dir, only;
   int runs = 3, reducers = 2;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -99,19 +100,28 @@ int main(int argc, char** argv) {
       reducers = std::atoi(argv[++i]);
     } else if (value != nullptr && arg == "--work-dir") {
       work_dir = argv[++i];
+    } else if (value != nullptr && arg == "--only") {
+      only = argv[++i];
     } else {
       file.clear();
       break;
     }
   }
   if (file.empty() || runs < 1 || reducers < 1) {
-    std::fprintf(stderr, "usage: compressed_input FILE [--runs 3] [--reducers 2] [--work-dir DIR]\n");
+    std::fprintf(stderr, "usage: compressed_input FILE [--runs 3] [--reducers 2] [--work-dir DIR] [--only zstd|gzip]\n");
     return 2;
   }
   if (work_dir.empty()) work_dir = file + ".work";
   std::vector<Input> inputs = {{"plain", file, mr::jobs::Codec::kNone},
                                {"zstd", file + ".zst", mr::jobs::Codec::kZstd},
                                {"gzip", file + ".gz", mr::jobs::Codec::kGzip}};
+  if (!only.empty()) {
+    std::erase_if(inputs, [&](const Input& in) { return in.name != "plain" && in.name != only; });
+    if (inputs.size() != 2) {
+      std::fprintf(stderr, "compressed_input: --only takes zstd or gzip, not '%s'\n", only.c_str());
+      return 2;
+    }
+  }
   for (const Input& in : inputs) {
     if (!fs::exists(in.path)) {
       std::fprintf(stderr, "compressed_input: %s does not exist\n", in.path.c_str());
