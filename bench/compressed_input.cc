@@ -12,7 +12,9 @@
 // processes hits them alike. Prints one line per input: the compressed
 // size; median wall seconds, MB/s of text (FILE's bytes / 1e6 / median
 // wall) and the ratio of that throughput to the plain file's; the same by
-// median CPU seconds of the task (on a loaded machine the steadier figure). Exits 1 when a task fails or the three map outputs differ.
+// median CPU seconds of the task, of all its threads (the decode thread's
+// included; on a loaded machine the steadier figure). Exits 1 when a task
+// fails or the map outputs differ.
 #include <fcntl.h>
 #include <unistd.h>
 
