@@ -7,9 +7,10 @@
 // reader sees only decompressed bytes, with offsets counted in them.
 //
 // Decoding runs on a thread of its own, started by the first Read, so that
-// it overlaps the map's work on the lines (zstd decodes text at ~600 MB/s
-// a core here, about as fast as WordCount's map consumes it:
-// docs/benchmarks.md, "Compressed input"). That thread reads the compressed
+// it overlaps the map's work on the lines when a core is free (zstd decodes
+// text at ~450-600 MB/s a core here, WordCount's map consumes ~270 MB/s: in
+// the map's thread decoding added ~60 % to its time; docs/benchmarks.md,
+// "Compressed input"). That thread reads the compressed
 // bytes through `raw` in chunks of chunk_bytes, each once, and decodes them
 // into pieces the size of the first Read (at least kMinPieceBytes), up to
 // kPiecesAhead pieces ahead of the reader; a Read of exactly a whole piece
