@@ -15,10 +15,10 @@
 
 namespace mr::bench {
 
-// CPU seconds this process used so far.
-inline double CpuSeconds() {
+// CPU seconds this process (by default) or the calling thread used so far.
+inline double CpuSeconds(clockid_t clock = CLOCK_PROCESS_CPUTIME_ID) {
   timespec ts;
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  ::clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
 

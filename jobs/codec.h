@@ -43,7 +43,9 @@ class Decoder {
   virtual ~Decoder() = default;
 
   // Decodes from the front of *in into out[0, room), removing from *in what
-  // it consumed (also on error, so the caller knows where the error is) and
+  // it consumed (also on error, so the caller knows where the error is: at
+  // or before the new front of *in; for zstd up to a block, 128 KiB, before
+  // it) and
   // setting *produced. Returns when out is full or no progress can be made
   // without more input. Corruption (the library's reason, no position) for
   // data that is not a valid stream, including bytes after a unit that do

@@ -59,14 +59,19 @@ class ZstdDecoder final : public Decoder {
   ~ZstdDecoder() override { ZSTD_freeDCtx(d_); }
 
  private:
+  // On an error libzstd leaves ib.pos where the call began, not where it
+  // found the damage: the error is then placed at the end of what the call
+  // was given, which is why a call is given at most ZSTD_DStreamInSize()
+  // bytes (one block and its header), as zstd's own tool reads them.
   Step Run(std::string_view in, char* out, size_t room) override {
     Step step;
-    ZSTD_inBuffer ib{in.data(), in.size(), 0};
+    ZSTD_inBuffer ib{in.data(), std::min(in.size(), kInSize), 0};
     ZSTD_outBuffer ob{out, room, 0};
     const size_t rc = ZSTD_decompressStream(d_, &ob, &ib);
     step.consumed = ib.pos;
     step.produced = ob.pos;
     if (ZSTD_isError(rc)) {
+      step.consumed = ib.size;  // the damage is at or before here
       step.status = Status::Corruption(ZSTD_getErrorName(rc));
     } else if (rc == 0 && (ib.pos > 0 || ob.pos > 0)) {
       step.unit_ended = true;
@@ -74,6 +79,7 @@ class ZstdDecoder final : public Decoder {
     return step;
   }
 
+  const size_t kInSize = ZSTD_DStreamInSize();
   ZSTD_DCtx* d_;
 };
 

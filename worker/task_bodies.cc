@@ -261,11 +261,12 @@ Status TaskTracker::RunMap(Task& task) {
             e.bytes);
     }
   });
-  // Phases: setup (finding the blocks), read (inside `read`), map (the rest
-  // until map_done), sort (the final sort, combine and spill), write (a
-  // map-only job's output into the DFS).
+  // Phases: setup (finding the blocks), read (the map waiting in `read`),
+  // map (the rest until map_done), sort (the final sort, combine and
+  // spill), write (a map-only job's output into the DFS).
   const auto t0 = SteadyClock::now();
   int64_t read_us = 0;
+  int64_t* raw_read_us = &read_us;  // a compressed input's raw reads: on the decode thread
   const std::string& reader = self_.id;
   auto stat = RunOn(io, client.Stat(spec.file(), reader));
   if (!stat.ok()) return stat.status().WithContext("input " + spec.file());
@@ -324,7 +325,7 @@ Status TaskTracker::RunMap(Task& task) {
       int64_t* us;
       SteadyClock::time_point t;
       ~AddOnExit() { *us += UsSince(t); }
-    } timed{&read_us, t_read};
+    } timed{raw_read_us, t_read};
     dfs::ByteSink sink = [out](std::span<const char> d) {
       out->append(d.data(), d.size());
       return Status::OK();
@@ -371,9 +372,16 @@ Status TaskTracker::RunMap(Task& task) {
   // sees decompressed lines of a length found at their end.
   const jobs::Codec codec = jobs::CodecOfPath(spec.file());
   std::optional<jobs::DecompressedInput> decompressed;
+  int64_t decode_thread_read_us = 0;  // overlaps the map: not a phase
   if (codec != jobs::Codec::kNone) {
+    raw_read_us = &decode_thread_read_us;
     decompressed.emplace(codec, spec.file(), spec.file_length(), read);
-    read = decompressed->AsReadFn();
+    read = [&read_us, decoded = decompressed->AsReadFn()](int64_t offset, int64_t n, std::string* out) {
+      const auto t_read = SteadyClock::now();
+      Status s = decoded(offset, n, out);
+      read_us += UsSince(t_read);
+      return s;
+    };
     m.file_length = m.split_length = jobs::LineReader::kUnknownLength;
     m.split_offset = 0;
   }
@@ -396,11 +404,16 @@ Status TaskTracker::RunMap(Task& task) {
   Result<MapTaskResult> ran = info != nullptr && info->runs_user_code
                                   ? RunMapInChild(m, read, ChildOptionsFor(task, env))
                                   : RunMapTask(m, read);
-  if (!ran.ok() && decompressed && decompressed->corrupt()) report.set_input_corrupt(true);
+  if (decompressed) {
+    if (!ran.ok() && decompressed->corrupt()) report.set_input_corrupt(true);
+    // A compressed map's input bytes are the compressed bytes it read (the
+    // file's length), as DFS bytes are counted everywhere else.
+    if (ran.ok()) ran->input_bytes = decompressed->compressed_read();
+    // Joins its decode thread, which made the raw reads (their timer, the
+    // report's input counts, `io`): from here on they are ours alone.
+    decompressed.reset();
+  }
   MR_ASSIGN_OR_RETURN(MapTaskResult result, std::move(ran));
-  // A compressed map's input bytes are the compressed bytes it read (the
-  // file's length), as DFS bytes are counted everywhere else.
-  if (decompressed) result.input_bytes = decompressed->compressed_read();
   const auto t_end = SteadyClock::now();
   if (t_sort == SteadyClock::time_point{}) t_sort = t_end;  // map-only or mr-task: no sort phase
   SetPhase(&report, "read", read_us);

@@ -150,16 +150,19 @@ TEST_F(CodecTest, ACorruptMemberNamesTheFileAndTheOffset) {
     std::string packed = one + ToolCompress(codec, second);
     const size_t damage = one.size() + (packed.size() - one.size()) / 2;
     for (size_t i = damage; i < damage + 16; ++i) packed[i] = static_cast<char>(packed[i] ^ 0x5a);
-    std::string out;
-    bool corrupt = false;
-    Status s = Decode(codec, packed, &out, 4096, 4096, &corrupt);
-    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
-    EXPECT_TRUE(corrupt);
-    const std::string& m = s.message();
-    EXPECT_EQ(m.rfind("/in/f: corrupt " + std::string(CodecName(codec)) + " data at compressed byte ", 0), 0u) << m;
-    const size_t at = std::stoul(m.substr(m.find("byte ") + 5));
-    EXPECT_GE(at, damage) << m;
-    EXPECT_LE(at, packed.size()) << m;
+    // Read in small chunks, and in the worker's 1 MiB (the whole file).
+    for (int64_t chunk : {int64_t{4096}, DecompressedInput::kDefaultChunkBytes}) {
+      std::string out;
+      bool corrupt = false;
+      Status s = Decode(codec, packed, &out, chunk, 4096, &corrupt);
+      ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+      EXPECT_TRUE(corrupt);
+      const std::string& m = s.message();
+      EXPECT_EQ(m.rfind("/in/f: corrupt " + std::string(CodecName(codec)) + " data at compressed byte ", 0), 0u) << m;
+      const size_t at = std::stoul(m.substr(m.find("byte ") + 5));
+      EXPECT_GE(at, damage) << "chunk " << chunk << ": " << m;
+      EXPECT_LE(at, packed.size()) << m;
+    }
   }
 }
 
