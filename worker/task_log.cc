@@ -196,7 +196,8 @@ Result<LogSlice> TaskLogDir::Read(int64_t job, bool is_map, int32_t index, int32
                from, max_bytes, true);
 }
 
-int TaskLogDir::Sweep(int64_t keep_ms, int keep_jobs, const std::set<int64_t>& running) const {
+int TaskLogDir::Sweep(int64_t keep_ms, int keep_jobs, const std::set<int64_t>& running,
+                      BackgroundRemover* remover) const {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> jobs;  // newest first below
   for (const auto& e : fs::directory_iterator(root_, ec)) {
@@ -217,6 +218,11 @@ int TaskLogDir::Sweep(int64_t keep_ms, int keep_jobs, const std::set<int64_t>& r
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (static_cast<int64_t>(i) < keep_jobs - static_cast<int64_t>(running.size()) &&
         jobs[i].first >= cutoff) {
+      continue;
+    }
+    if (remover != nullptr) {
+      remover->Remove(jobs[i].second);
+      ++removed;
       continue;
     }
     fs::remove_all(jobs[i].second, ec);

@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "worker/background_remover.h"
 
 namespace mr::worker {
 
@@ -97,8 +98,10 @@ class TaskLogDir {
   // Removes the directories of jobs not in `running` whose logs are older
   // than `keep_ms` (by the directory's modification time, i.e. the last
   // attempt written) or beyond the `keep_jobs` newest. Returns how many
-  // jobs' logs went.
-  int Sweep(int64_t keep_ms, int keep_jobs, const std::set<int64_t>& running) const;
+  // jobs' logs went. With a `remover`, they go on its thread (they are
+  // out of sight when Sweep returns).
+  int Sweep(int64_t keep_ms, int keep_jobs, const std::set<int64_t>& running,
+            BackgroundRemover* remover = nullptr) const;
 
   const std::string& root() const { return root_; }
 

@@ -119,7 +119,7 @@ void TaskTracker::SweepLogs(bool now) {
     for (const auto& task : tasks_) running.insert(task->spec.job_id());
   }
   const int64_t keep_ms = config_.task_logs.keep_hours * 3600 * 1000;
-  const int removed = logs_.Sweep(keep_ms, config_.task_logs.keep_jobs, running);
+  const int removed = logs_.Sweep(keep_ms, config_.task_logs.keep_jobs, running, &remover_);
   if (removed > 0) spdlog::info("task logs: removed the logs of {} old job(s)", removed);
 }
 

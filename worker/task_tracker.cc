@@ -237,8 +237,7 @@ void TaskTracker::Reap() {
   }
   for (auto& t : done) t->thread.join();
   for (int64_t job : gone) {
-    std::error_code ec;
-    fs::remove_all(root_ + "/job-" + std::to_string(job), ec);
+    remover_.Remove(root_ + "/job-" + std::to_string(job));
     job_files_.Forget(job);
   }
   SweepLogs(false);
@@ -253,6 +252,7 @@ void TaskTracker::Reset() {
     tasks_.clear();
   }
   for (auto& t : all) t->thread.join();
+  remover_.Drain();  // nothing under root_ is being removed meanwhile
   std::lock_guard lock(mu_);
   ended_.clear();
   outputs_.clear();

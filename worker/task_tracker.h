@@ -47,6 +47,7 @@
 #include "jobs/counters.h"
 #include "proto/cluster.pb.h"
 #include "proto/job.pb.h"
+#include "worker/background_remover.h"
 #include "worker/disk_health.h"
 #include "worker/job_files.h"
 #include "worker/map_output.h"
@@ -172,6 +173,9 @@ class TaskTracker {
   JobFiles job_files_;                              // streaming jobs' shipped files
   const TaskLogDir logs_;                           // <data_dir>/task-logs
   std::chrono::steady_clock::time_point last_sweep_{};  // guarded by mu_
+  // Ended jobs' task directories and old task logs go on its thread, not
+  // the heartbeat's (a job of 10,000 maps leaves 10,000 directories).
+  BackgroundRemover remover_;
 };
 
 }  // namespace mr::worker

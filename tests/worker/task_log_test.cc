@@ -113,6 +113,16 @@ TEST_F(TaskLogTest, SweepKeepsTheNewestJobsAndRunningOnes) {
   EXPECT_FALSE(fs::exists(dir_ + "/job-1"));
   EXPECT_TRUE(fs::exists(dir_ + "/job-4"));
   EXPECT_TRUE(fs::exists(dir_ + "/job-5"));
+  // With a remover (the worker's), the logs are out of sight at once and
+  // gone once it drained; the sweep sees nothing of them meanwhile.
+  BackgroundRemover remover;
+  EXPECT_EQ(logs.Sweep(3600 * 1000, 1, {}, &remover), 1);
+  EXPECT_FALSE(fs::exists(dir_ + "/job-4"));
+  EXPECT_EQ(logs.Sweep(3600 * 1000, 1, {}, &remover), 0);
+  remover.Drain();
+  size_t left = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++left;
+  EXPECT_EQ(left, 1u) << "job-5 alone";
 }
 
 }  // namespace
