@@ -31,6 +31,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "common/config.h"
 #include "common/http_server.h"
 #include "common/rpc.h"
@@ -164,7 +166,7 @@ class Master {
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
   std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
-  std::unordered_map<uint64_t, BlockState> blocks_;
+  absl::flat_hash_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids
