@@ -22,6 +22,9 @@
 //
 // Threading: every handler and timer runs on the one-thread io_context given
 // to Create(), so the state needs no locks (nor does the hosted scheduler).
+// Only the namespace's synced writes run on a thread of their own, in
+// groups; every reply waits for the sync of what came before it
+// (dfs/group_commit.h).
 #pragma once
 
 #include <memory>
