@@ -19,6 +19,7 @@ PACKAGES=(
   shellcheck  # deploy/testbed.sh and deploy/lib are kept shellcheck-clean (docs/testbed.md)
   python3 mawk  # examples/streaming and their tests (docs/user-jobs.md)
   prometheus-cpp-dev  # /metrics of mr-master and mr-worker (common/metrics.h)
+  libabsl-dev  # flat hash maps, inlined vectors: the master's per-block state (master/replica_list.h)
   prometheus chromium  # tests/integration/status_page_test.cc: promtool check metrics, headless DOM
 )
 

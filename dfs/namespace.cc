@@ -6,6 +6,8 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include "dfs/group_commit.h"
+
 namespace mr::dfs {
 namespace {
 
@@ -14,14 +16,6 @@ constexpr const char* kBlockIdKey = "m:next_block_id";
 constexpr uint64_t kBlockIdBatch = 1024;  // ids reserved per RocksDB write
 constexpr const char* kEpochKey = "m:epoch";
 constexpr const char* kWorkerPrefix = "w:";
-
-// Metadata writes are rare (one per mkdir, rm, completed file); each is made
-// durable before the client hears OK.
-rocksdb::WriteOptions SyncWrite() {
-  rocksdb::WriteOptions o;
-  o.sync = true;
-  return o;
-}
 
 // In-memory and RocksDB key of a path: parent + '\0' + name.
 std::string NodeKey(const std::string& path) {
@@ -77,6 +71,7 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
   if (!s.ok()) return Status::IOError("cannot open namespace database in '" + dir + "': " + s.ToString());
   std::unique_ptr<Namespace> ns(new Namespace());
   ns->db_.reset(raw);
+  ns->log_ = std::make_shared<GroupCommit>(raw);
 
   std::unique_ptr<rocksdb::Iterator> it(ns->db_->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(std::string(1, kNodePrefix)); it->Valid() && it->key()[0] == kNodePrefix; it->Next()) {
@@ -85,7 +80,8 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
       return Status::Corruption("namespace database: unparseable inode under key '" +
                                 it->key().ToString(true) + "'");
     }
-    ns->nodes_.emplace(it->key().ToString().substr(1), std::move(inode));
+    ns->nodes_.emplace(it->key().ToString().substr(1),
+                       Stored{inode.kind() == pb::INode::DIR, it->value().ToString()});
   }
   std::string hwm;
   s = ns->db_->Get(rocksdb::ReadOptions(), kBlockIdKey, &hwm);
@@ -103,18 +99,41 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
   return ns;
 }
 
-Namespace::~Namespace() = default;
+Namespace::~Namespace() {
+  if (log_) log_->Close();
+}
+
+void Namespace::StartGroupCommit(boost::asio::any_io_executor executor) {
+  log_->Start(std::move(executor));
+}
+
+boost::asio::awaitable<Status> Namespace::Durable() { return log_->Durable(); }
+
+int64_t Namespace::commits() const { return log_->commits(); }
+int64_t Namespace::syncs() const { return log_->syncs(); }
 
 Status Namespace::Write(const std::vector<std::pair<std::string, const pb::INode*>>& puts,
                         const std::vector<std::string>& deletes) {
-  rocksdb::WriteBatch batch;
+  if (puts.empty() && deletes.empty()) return Status::OK();  // nothing changes: nothing to sync
+  MR_RETURN_IF_ERROR(log_->status());
+  std::vector<Stored> values;
+  values.reserve(puts.size());
+  for (const auto& [key, inode] : puts) {
+    values.push_back(Stored{inode->kind() == pb::INode::DIR, inode->SerializeAsString()});
+  }
+  rocksdb::WriteBatch& batch = log_->batch();
   for (const auto& key : deletes) batch.Delete(kNodePrefix + key);
-  for (const auto& [key, inode] : puts) batch.Put(kNodePrefix + key, inode->SerializeAsString());
-  rocksdb::Status s = db_->Write(SyncWrite(), &batch);
-  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+  for (size_t i = 0; i < puts.size(); ++i) batch.Put(kNodePrefix + puts[i].first, values[i].bytes);
+  MR_RETURN_IF_ERROR(log_->Commit());
   for (const auto& key : deletes) nodes_.erase(key);
-  for (const auto& [key, inode] : puts) nodes_[key] = *inode;
+  for (size_t i = 0; i < puts.size(); ++i) nodes_[puts[i].first] = std::move(values[i]);
   return Status::OK();
+}
+
+pb::INode Namespace::Stored::Parse() const {
+  pb::INode inode;
+  inode.ParseFromString(bytes);  // made by SerializeAsString, or checked at Open
+  return inode;
 }
 
 Result<pb::INode> Namespace::Lookup(const std::string& path) const {
@@ -125,7 +144,7 @@ Result<pb::INode> Namespace::Lookup(const std::string& path) const {
   }
   auto it = nodes_.find(NodeKey(path));
   if (it == nodes_.end()) return Status::NotFound("'" + path + "' does not exist");
-  return it->second;
+  return it->second.Parse();
 }
 
 Status Namespace::MkdirsLocked(const std::string& path, int64_t now_ms, bool ok_if_exists) {
@@ -173,7 +192,7 @@ Result<std::vector<std::pair<std::string, pb::INode>>> Namespace::List(const std
   }
   const std::string prefix = ChildPrefix(path);
   for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
-    out.emplace_back(it->first.substr(prefix.size()), it->second);
+    out.emplace_back(it->first.substr(prefix.size()), it->second.Parse());
   }
   return out;
 }
@@ -183,7 +202,7 @@ void Namespace::CollectSubtree(const std::string& dir, std::vector<std::string>*
   for (auto it = nodes_.lower_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
     const std::string child = PathOfKey(it->first);
     paths->push_back(child);
-    if (it->second.kind() == pb::INode::DIR) CollectSubtree(child, paths);
+    if (it->second.dir) CollectSubtree(child, paths);
   }
 }
 
@@ -201,8 +220,11 @@ Status Namespace::Delete(const std::string& path, bool recursive,
   std::vector<std::string> keys;
   for (const auto& p : paths) {
     const std::string key = NodeKey(p);
-    const pb::INode& node = nodes_.at(key);
-    for (const auto& b : node.blocks()) freed_blocks->push_back(b.id());
+    const Stored& node = nodes_.at(key);
+    if (!node.dir) {
+      const pb::INode file = node.Parse();
+      for (const auto& b : file.blocks()) freed_blocks->push_back(b.id());
+    }
     keys.push_back(key);
   }
   return Write({}, keys);
@@ -231,19 +253,15 @@ Status Namespace::Rename(const std::string& from, const std::string& to) {
   MR_RETURN_IF_ERROR(MkdirsLocked(ParentPath(to), inode.mtime_ms(), /*ok_if_exists=*/true));
   std::vector<std::string> olds{from};
   if (inode.kind() == pb::INode::DIR) CollectSubtree(from, &olds);
+  std::vector<pb::INode> values;
+  values.reserve(olds.size());
   std::vector<std::pair<std::string, const pb::INode*>> puts;
   std::vector<std::string> deletes;
   for (const auto& p : olds) {
     const std::string key = NodeKey(p);
-    puts.emplace_back(NodeKey(to + p.substr(from.size())), &nodes_.at(key));
+    values.push_back(nodes_.at(key).Parse());
+    puts.emplace_back(NodeKey(to + p.substr(from.size())), &values.back());
     deletes.push_back(key);
-  }
-  // Copy the values: Write() erases the old keys before inserting.
-  std::vector<pb::INode> values;
-  values.reserve(puts.size());
-  for (auto& [key, ptr] : puts) {
-    values.push_back(*ptr);
-    ptr = &values.back();
   }
   return Write(puts, deletes);
 }
@@ -256,7 +274,9 @@ Status Namespace::SetReplication(const std::string& path, int32_t replication,
   std::vector<std::pair<std::string, pb::INode>> updated;
   for (const auto& p : paths) {
     if (p == "/") continue;
-    const pb::INode& node = nodes_.at(NodeKey(p));
+    const Stored& stored = nodes_.at(NodeKey(p));
+    if (stored.dir) continue;
+    const pb::INode node = stored.Parse();
     if (node.kind() != pb::INode::FILE || node.replication() == replication) continue;
     updated.emplace_back(p, node);
     updated.back().second.set_replication(replication);
@@ -271,8 +291,9 @@ Status Namespace::SetReplication(const std::string& path, int32_t replication,
 Result<uint64_t> Namespace::NextBlockId() {
   if (next_block_id_ >= block_id_limit_) {
     const uint64_t limit = next_block_id_ + kBlockIdBatch;
-    rocksdb::Status s = db_->Put(SyncWrite(), kBlockIdKey, std::to_string(limit));
-    if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+    MR_RETURN_IF_ERROR(log_->status());
+    log_->batch().Put(kBlockIdKey, std::to_string(limit));
+    MR_RETURN_IF_ERROR(log_->Commit());
     block_id_limit_ = limit;
   }
   return next_block_id_++;
@@ -293,22 +314,22 @@ Result<uint64_t> Namespace::NextEpoch() {
     return Status::IOError("namespace database: " + s.ToString());
   }
   ++epoch;
-  s = db_->Put(SyncWrite(), kEpochKey, std::to_string(epoch));
-  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
+  MR_RETURN_IF_ERROR(log_->status());
+  log_->batch().Put(kEpochKey, std::to_string(epoch));
+  MR_RETURN_IF_ERROR(log_->Commit());
   return epoch;
 }
 
 void Namespace::ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const {
-  for (const auto& [key, inode] : nodes_) {
-    if (inode.kind() == pb::INode::FILE) fn(PathOfKey(key), inode);
+  for (const auto& [key, stored] : nodes_) {
+    if (!stored.dir) fn(PathOfKey(key), stored.Parse());
   }
 }
 
 Status Namespace::PutWorker(const pb::KnownWorker& worker) {
-  rocksdb::Status s =
-      db_->Put(SyncWrite(), kWorkerPrefix + worker.info().id(), worker.SerializeAsString());
-  if (!s.ok()) return Status::IOError("namespace write failed: " + s.ToString());
-  return Status::OK();
+  MR_RETURN_IF_ERROR(log_->status());
+  log_->batch().Put(kWorkerPrefix + worker.info().id(), worker.SerializeAsString());
+  return log_->Commit();
 }
 
 Result<std::vector<pb::KnownWorker>> Namespace::Workers() const {
@@ -328,7 +349,7 @@ Result<std::vector<pb::KnownWorker>> Namespace::Workers() const {
 
 int64_t Namespace::file_count() const {
   int64_t n = 0;
-  for (const auto& [key, inode] : nodes_) n += inode.kind() == pb::INode::FILE;
+  for (const auto& [key, stored] : nodes_) n += !stored.dir;
   return n;
 }
 

@@ -15,14 +15,29 @@ namespace mr::master {
 namespace {
 
 
+// Where handlers are registered: the server, and the namespace whose
+// mutations every reply waits for.
+struct Handlers {
+  RpcServer& server;
+  dfs::Namespace& ns;
+};
+
+// A reply, once its handler ran: sent only when every namespace mutation
+// made so far is durable (group commit, dfs/group_commit.h), so no client
+// hears of a change, its own or one it read, that a crash could undo.
+// Failed calls wait too: "already exists" may speak of an unsynced file.
+awaitable<Status> AfterSync(dfs::Namespace& ns, Status handled) {
+  Status durable = co_await ns.Durable();
+  co_return durable.ok() ? handled : durable;
+}
+
 // Registers a synchronous handler: the master's state is touched only from
-// its one thread, so handlers need not suspend.
+// its one thread, so handlers need not suspend (but for their reply's sync).
 template <typename Request, typename Reply>
-void Unary(RpcServer& server, const std::string& method,
-           std::function<Status(const Request&, Reply*)> fn) {
-  server.HandleUnary<Request, Reply>(
-      method, [fn = std::move(fn)](const Request& req, Reply* reply, ServerCall&) -> awaitable<Status> {
-        co_return fn(req, reply);
+void Unary(Handlers h, const std::string& method, std::function<Status(const Request&, Reply*)> fn) {
+  h.server.HandleUnary<Request, Reply>(
+      method, [fn = std::move(fn), &ns = h.ns](const Request& req, Reply* reply, ServerCall&) -> awaitable<Status> {
+        co_return co_await AfterSync(ns, fn(req, reply));
       });
 }
 
@@ -33,11 +48,11 @@ void Unary(RpcServer& server, const std::string& method,
 // holds the cluster's one key and anyone may speak for any worker: nothing
 // to check (docs/tls.md, "What a certificate proves").
 template <typename Request, typename Reply>
-void WorkerUnary(RpcServer& server, const std::string& method,
+void WorkerUnary(Handlers h, const std::string& method,
                  std::function<const std::string&(const Request&)> worker_id,
                  std::function<Status(const Request&, Reply*)> fn) {
-  server.HandleUnary<Request, Reply>(
-      method, [worker_id = std::move(worker_id), fn = std::move(fn), method](
+  h.server.HandleUnary<Request, Reply>(
+      method, [worker_id = std::move(worker_id), fn = std::move(fn), method, &ns = h.ns](
                   const Request& req, Reply* reply, ServerCall& call) -> awaitable<Status> {
         const std::string& id = worker_id(req);
         if (call.conn.encrypted()) {
@@ -50,7 +65,7 @@ void WorkerUnary(RpcServer& server, const std::string& method,
             co_return refused;
           }
         }
-        co_return fn(req, reply);
+        co_return co_await AfterSync(ns, fn(req, reply));
       });
 }
 
@@ -91,6 +106,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   if (ec) return Status::IOError("cannot create '" + config.master.data_dir + "': " + ec.message());
   MR_ASSIGN_OR_RETURN(m->namespace_, dfs::Namespace::Open(config.master.data_dir + "/namespace"));
   MR_ASSIGN_OR_RETURN(m->epoch_, m->namespace_->NextEpoch());
+  m->namespace_->StartGroupCommit(io.get_executor());
   if (m->epoch_ >= (uint64_t{1} << (64 - kLeaseCounterBits))) {
     return Status::FailedPrecondition("master epoch " + std::to_string(m->epoch_) +
                                       " does not fit in a lease id");
@@ -116,7 +132,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
   dfs.ns = m->namespace_.get();
   dfs.replicas = [self](uint64_t block) {
     auto it = self->blocks_.find(block);
-    return it == self->blocks_.end() ? std::vector<std::string>() : it->second.replicas;
+    return it == self->blocks_.end() ? std::vector<std::string>() : it->second.replicas.Names();
   };
   dfs.remove = [self](const std::string& path, bool recursive) {
     std::vector<uint64_t> freed;
@@ -182,7 +198,7 @@ void Master::Stop() {
 uint16_t Master::port() const { return server_ ? server_->port() : 0; }
 
 void Master::RegisterHandlers() {
-  RpcServer& s = *server_;
+  const Handlers s{*server_, *namespace_};
   WorkerUnary<pb::RegisterRequest, pb::RegisterReply>(
       s, "cluster.Register", [](auto& q) -> const std::string& { return q.worker().id(); },
       [this](auto& q, auto* r) { return Register(q, r); });
@@ -209,7 +225,7 @@ void Master::RegisterHandlers() {
 }
 
 void Master::RegisterJobHandlers() {
-  RpcServer& s = *server_;
+  const Handlers s{*server_, *namespace_};
   JobTracker& j = *jobs_;
   Unary<pb::JobSpec, pb::SubmitJobReply>(s, "job.Submit", [&j](auto& q, auto* r) { return j.Submit(q, r); });
   Unary<pb::JobIdRequest, pb::JobRecord>(s, "job.Show", [&j](auto& q, auto* r) { return j.Show(q.job_id(), q.summary(), r); });
@@ -289,10 +305,8 @@ void Master::MarkDead(WorkerState& w) {
   for (uint64_t id : w.blocks) {
     auto it = blocks_.find(id);
     if (it == blocks_.end()) continue;
-    auto& r = it->second.replicas;
-    r.erase(std::remove(r.begin(), r.end(), w.info.id()), r.end());
-    auto& c = it->second.corrupt;
-    c.erase(std::remove(c.begin(), c.end(), w.info.id()), c.end());
+    it->second.replicas.Remove(w.info.id());
+    it->second.corrupt.Remove(w.info.id());
   }
   w.blocks.clear();
   w.pending_deletes.clear();
@@ -387,11 +401,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
 
 void Master::AddReplica(uint64_t block, const std::string& node) {
   BlockState& b = blocks_.at(block);
-  b.corrupt.erase(std::remove(b.corrupt.begin(), b.corrupt.end(), node), b.corrupt.end());
+  b.corrupt.Remove(node);
   if (b.corrupt.empty()) b.repair_rounds = 0;
-  auto& r = b.replicas;
-  if (std::find(r.begin(), r.end(), node) == r.end()) {
-    r.push_back(node);
+  if (!b.replicas.Contains(node)) {
+    b.replicas.push_back(node);
     jobs_->ReplicaAdded(block, node);
   }
   workers_.at(node)->blocks.insert(block);
@@ -400,10 +413,8 @@ void Master::AddReplica(uint64_t block, const std::string& node) {
 void Master::RemoveReplica(uint64_t block, const std::string& node) {
   auto it = blocks_.find(block);
   if (it != blocks_.end()) {
-    auto& r = it->second.replicas;
-    r.erase(std::remove(r.begin(), r.end(), node), r.end());
-    auto& c = it->second.corrupt;
-    c.erase(std::remove(c.begin(), c.end(), node), c.end());
+    it->second.replicas.Remove(node);
+    it->second.corrupt.Remove(node);
   }
   if (auto w = workers_.find(node); w != workers_.end()) w->second->blocks.erase(block);
 }
@@ -413,7 +424,7 @@ void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
   for (uint64_t id : ids) {
     auto it = blocks_.find(id);
     if (it == blocks_.end()) continue;
-    std::vector<std::string> holders = it->second.replicas;
+    std::vector<std::string> holders = it->second.replicas.Names();
     holders.insert(holders.end(), it->second.corrupt.begin(), it->second.corrupt.end());
     for (const auto& node : holders) {
       WorkerState& w = *workers_.at(node);

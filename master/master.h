@@ -22,6 +22,9 @@
 //
 // Threading: every handler and timer runs on the one-thread io_context given
 // to Create(), so the state needs no locks (nor does the hosted scheduler).
+// Only the namespace's synced writes run on a thread of their own, in
+// groups; every reply waits for the sync of what came before it
+// (dfs/group_commit.h).
 #pragma once
 
 #include <map>
@@ -31,6 +34,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "common/config.h"
 #include "common/http_server.h"
@@ -172,7 +177,7 @@ class Master {
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
   std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
-  std::unordered_map<uint64_t, BlockState> blocks_;
+  absl::flat_hash_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids

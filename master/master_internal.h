@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
+#include <absl/container/flat_hash_set.h>
+
 #include "master/master.h"
+#include "master/replica_list.h"
 
 namespace mr::master {
 
@@ -18,7 +20,7 @@ struct Master::WorkerState {
   bool live = false;
   Steady::time_point last_heartbeat;
   int64_t used_bytes = 0;
-  std::unordered_set<uint64_t> blocks;
+  absl::flat_hash_set<uint64_t> blocks;  // the blocks it holds (a good or a corrupt copy)
   std::vector<uint64_t> pending_deletes;
   std::vector<pb::TransferCommand> pending_transfers;
   int64_t free_bytes = -1;              // from its last heartbeat
@@ -34,19 +36,23 @@ struct Master::WorkerState {
   uint64_t member_version = 0;
 };
 
+// One per block the master knows: millions, so kept small (issue 29):
+// worker ids as numbers (replica_list.h), in a flat hash map.
 struct Master::BlockState {
+  static constexpr uint32_t kNoCopy = UINT32_MAX;
   int64_t bytes = 0;
-  int replication = 1;
-  bool complete = false;                // part of a file in the namespace
-  std::vector<std::string> replicas;    // live nodes holding a good copy
+  ReplicaList replicas;                 // live nodes holding a good copy
   // Live nodes holding a quarantined copy (a bad chunk): never counted as
   // good, kept as a source of last resort, repaired in place, and deleted
   // only once `replication` good copies exist (replica_repair.cc).
-  std::vector<std::string> corrupt;
+  ReplicaList corrupt;
   Steady::time_point replication_retry;  // no new copy ordered before this
-  std::string copy_target;              // the last copy ordered, while still under-replicated
   Steady::time_point repair_retry;       // no new repair ordered before this
-  int repair_rounds = 0;                // repairs ordered since `corrupt` was last empty
+  // The last copy ordered (its NodeNumber), while still under-replicated.
+  uint32_t copy_target = kNoCopy;
+  int16_t replication = 1;
+  int16_t repair_rounds = 0;            // repairs ordered since `corrupt` was last empty
+  bool complete = false;                // part of a file in the namespace
 };
 
 struct Master::Lease {

@@ -80,6 +80,16 @@ MasterMetrics::MasterMetrics() {
                    .Help("Bytes of blocks each worker may still store (capacity minus used, at most "
                          "its disk's free bytes)")
                    .Register(r);
+  ns_commits_ = &pm::BuildCounter()
+                     .Name("mr_namespace_mutations_total")
+                     .Help("Namespace mutations made (each durable before its reply)")
+                     .Register(r)
+                     .Add({});
+  ns_syncs_ = &pm::BuildCounter()
+                   .Name("mr_namespace_syncs_total")
+                   .Help("Synced namespace writes; each makes a group of mutations durable")
+                   .Register(r)
+                   .Add({});
   files_ = &pm::BuildGauge().Name("mr_dfs_files").Help("Files in the DFS namespace").Register(r).Add({});
   blocks_ = &pm::BuildGauge().Name("mr_dfs_blocks").Help("Blocks of complete files").Register(r).Add({});
   under_replicated_ = &pm::BuildGauge()

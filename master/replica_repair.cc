@@ -48,9 +48,9 @@ void Master::NoteCorrupt(uint64_t block, const std::string& node, const std::str
   auto w = workers_.find(node);
   if (it == blocks_.end() || w == workers_.end() || !w->second->live) return;
   BlockState& b = it->second;
-  b.replicas.erase(std::remove(b.replicas.begin(), b.replicas.end(), node), b.replicas.end());
+  b.replicas.Remove(node);
   w->second->blocks.insert(block);
-  if (std::find(b.corrupt.begin(), b.corrupt.end(), node) != b.corrupt.end()) return;
+  if (b.corrupt.Contains(node)) return;
   b.corrupt.push_back(node);
   spdlog::warn("replica of block {} on {} is corrupt ({}): kept as a source of last resort; "
                "{} good replica(s) left",
@@ -98,7 +98,7 @@ void Master::ScheduleRepairs() {
     // 64 times: a block whose only copies are all damaged at the same chunk
     // cannot be repaired until another replica comes back.
     const auto base = std::max<std::chrono::milliseconds>(10 * interval, std::chrono::milliseconds(5000));
-    b.repair_retry = now + base * (1 << std::min(b.repair_rounds, 6));
+    b.repair_retry = now + base * (1 << std::min<int>(b.repair_rounds, 6));
     ++b.repair_rounds;
   }
 }

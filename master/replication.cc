@@ -40,7 +40,7 @@ void Master::ScheduleReplication() {
   // worker with room for two blocks must not be sent three at once).
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
   for (const auto& [id, b] : blocks_) {
-    if (!b.copy_target.empty()) Reserve(nodes, b.copy_target, b.bytes);
+    if (b.copy_target != BlockState::kNoCopy) Reserve(nodes, NodeName(b.copy_target), b.bytes);
   }
   for (auto& [id, b] : blocks_) {
     // Surplus copies of blocks a running job reads stay until it ends (the
@@ -48,22 +48,21 @@ void Master::ScheduleReplication() {
     if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
       TrimReplicas(id, b);
     }
-    if (CountedReplicas(b) >= b.replication) b.copy_target.clear();
+    if (CountedReplicas(b) >= b.replication) b.copy_target = BlockState::kNoCopy;
     // The ordered copy landed, though the block is still short (fewer live
     // workers than its replication): not a failed copy.
-    if (!b.copy_target.empty() &&
-        std::find(b.replicas.begin(), b.replicas.end(), b.copy_target) != b.replicas.end()) {
-      b.copy_target.clear();
+    if (b.copy_target != BlockState::kNoCopy && b.replicas.Contains(NodeName(b.copy_target))) {
+      b.copy_target = BlockState::kNoCopy;
     }
     if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
         now < b.replication_retry) {
       continue;
     }
-    if (!b.copy_target.empty()) CopyFailed(id, b, now);
+    if (b.copy_target != BlockState::kNoCopy) CopyFailed(id, b, now);
     dfs::PlacementRequest req;
     req.replication = b.replication - CountedReplicas(b);
     req.block_bytes = b.bytes;
-    req.exclude = b.replicas;
+    req.exclude = b.replicas.Names();
     req.exclude.insert(req.exclude.end(), b.corrupt.begin(), b.corrupt.end());
     // Restore datacenter spread first: offer only nodes in datacenters that
     // hold no copy yet, when there are any; then let the policy choose.
@@ -82,7 +81,7 @@ void Master::ScheduleReplication() {
     cmd.set_block_id(id);
     for (const auto& t : *targets) *cmd.add_targets() = Location(t);
     workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
-    b.copy_target = (*targets)[0];
+    b.copy_target = NodeNumber((*targets)[0]);
     for (const std::string& t : *targets) Reserve(nodes, t, b.bytes);
     // If the copy fails (a target dies, say), order another after a while.
     b.replication_retry =
@@ -101,7 +100,7 @@ void Master::CopyFailed(uint64_t id, BlockState& b, Steady::time_point now) {
   if (now - copy_failure_logged_ < std::chrono::milliseconds(kCopyFailureLogMs)) return;
   spdlog::warn("block {}: the copy ordered to {} did not arrive ({} failed copies since the last "
                "such report); ordering another",
-               id, b.copy_target, copy_failures_unlogged_);
+               id, NodeName(b.copy_target), copy_failures_unlogged_);
   copy_failure_logged_ = now;
   copy_failures_unlogged_ = 0;
 }

@@ -287,6 +287,7 @@ std::string Master::MetricsText() {
     under += in_service < b.replication;
   }
   metrics_.files().Set(static_cast<double>(namespace_->file_count()));
+  metrics_.NamespaceWrites(namespace_->commits(), namespace_->syncs());
   metrics_.blocks().Set(static_cast<double>(complete));
   metrics_.under_replicated().Set(static_cast<double>(under));
   metrics_.jobs_running().Set(static_cast<double>(jobs_->active_jobs()));
