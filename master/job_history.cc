@@ -28,10 +28,20 @@ std::string TaskPrefix(int64_t job) {
   return buf;
 }
 
-std::string TaskKey(int64_t job, bool is_map, int32_t index) {
+// kind: "m" a map's record, "r" a reduce's, "p" an attempt's place.
+std::string TaskKey(int64_t job, const char* kind, int32_t index) {
   char buf[24];
-  std::snprintf(buf, sizeof buf, "%s/%08x", is_map ? "m" : "r", static_cast<uint32_t>(index));
+  std::snprintf(buf, sizeof buf, "%s/%08x", kind, static_cast<uint32_t>(index));
   return TaskPrefix(job) + buf;
+}
+
+// Appends every value under `prefix` to `list` as one more element.
+template <typename Message>
+void ScanInto(rocksdb::DB& db, const std::string& prefix,
+              google::protobuf::RepeatedPtrField<Message>* list) {
+  Scan(db, prefix, [&](const std::string& value) {
+    if (!list->Add()->ParseFromString(value)) list->RemoveLast();
+  });
 }
 
 std::string FpKey(const std::string& code_hash, const std::string& input_type) {
@@ -101,29 +111,26 @@ Status JobHistory::Put(const pb::JobRecord& record) {
   return Commit(batch);
 }
 
-Status JobHistory::PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
-                               const pb::ReduceTaskRecord* reduce, bool sync) {
-  pb::JobRecord header = record;
-  header.clear_maps();
-  header.clear_reduces();
+Status JobHistory::PutProgress(const pb::JobRecord& header, const pb::MapTaskRecord* map,
+                               const pb::ReduceTaskRecord* reduce, NewPlaces places, bool sync) {
+  const int64_t id = header.id();
   rocksdb::WriteBatch batch;
-  batch.Put(JobKey(record.id()), header.SerializeAsString());
-  if (map != nullptr) batch.Put(TaskKey(record.id(), true, map->index()), map->SerializeAsString());
-  if (reduce != nullptr) {
-    batch.Put(TaskKey(record.id(), false, reduce->index()), reduce->SerializeAsString());
+  batch.Put(JobKey(id), header.SerializeAsString());
+  if (map != nullptr) batch.Put(TaskKey(id, "m", map->index()), map->SerializeAsString());
+  if (reduce != nullptr) batch.Put(TaskKey(id, "r", reduce->index()), reduce->SerializeAsString());
+  if (places.places != nullptr) {
+    for (int i = places.from; i < places.places->size(); ++i) {
+      batch.Put(TaskKey(id, "p", i), places.places->Get(i).SerializeAsString());
+    }
   }
   return Commit(batch, sync);
 }
 
 void JobHistory::LoadTasks(pb::JobRecord* record) const {
-  const std::string maps = TaskPrefix(record->id()) + "m/";
-  Scan(*db_, maps, [&](const std::string& value) {
-    if (!record->add_maps()->ParseFromString(value)) record->mutable_maps()->RemoveLast();
-  });
-  const std::string reduces = TaskPrefix(record->id()) + "r/";
-  Scan(*db_, reduces, [&](const std::string& value) {
-    if (!record->add_reduces()->ParseFromString(value)) record->mutable_reduces()->RemoveLast();
-  });
+  const std::string prefix = TaskPrefix(record->id());
+  ScanInto(*db_, prefix + "m/", record->mutable_maps());
+  ScanInto(*db_, prefix + "r/", record->mutable_reduces());
+  ScanInto(*db_, prefix + "p/", record->mutable_attempt_places());
 }
 
 Result<pb::JobRecord> JobHistory::Get(int64_t id) const {

@@ -11,6 +11,9 @@
 //                                      → pb::MapTaskRecord (ReduceTaskRecord)
 //     a running job's finished tasks, for restart recovery; folded into the
 //     job's record and deleted, in one batch, when the job ends
+//   "task/" + 16 hex of the job id + "/p/" + 8 hex of its position
+//                                      → pb::AttemptPlace: where a running
+//     job's attempts ran (record.attempt_places()), kept and folded the same way
 // Every write but an unsynced PutProgress is synced: a job's record
 // survives a crash of the master as soon as the call returns.
 //
@@ -44,14 +47,23 @@ class JobHistory {
   // Writes the record. Once it is no longer "running", its task keys are
   // deleted in the same batch (the record carries the tasks from then on).
   Status Put(const pb::JobRecord& record);
+  // The attempt places of a job from position `from` on: those launched
+  // since its last PutProgress.
+  struct NewPlaces {
+    const google::protobuf::RepeatedPtrField<pb::AttemptPlace>* places = nullptr;
+    int from = 0;
+  };
   // A running job's progress, called by the JobTracker when it accepts a
-  // task's success: the record (its tasks left out) and the one task's
-  // record, in one batch. `map` or `reduce` is null. Without `sync` the
-  // batch survives a crash of the process but maybe not of the machine
-  // (the JobTracker uses that for maps whose output stays on a worker).
-  Status PutProgress(const pb::JobRecord& record, const pb::MapTaskRecord* map,
-                     const pb::ReduceTaskRecord* reduce, bool sync);
-  // Adds the task records PutProgress wrote for `record`'s job to it (the
+  // task's success: the job's header (its record without task records and
+  // attempt places), the one task's record and the places launched since
+  // the last call, in one batch: O(1 + new places), whatever the job's
+  // size. `map` or `reduce` is null. Without `sync` the batch survives a
+  // crash of the process but maybe not of the machine (the JobTracker uses
+  // that for maps whose output stays on a worker).
+  Status PutProgress(const pb::JobRecord& header, const pb::MapTaskRecord* map,
+                     const pb::ReduceTaskRecord* reduce, NewPlaces places, bool sync);
+  // Adds the task records and attempt places PutProgress wrote for
+  // `record`'s job to it, after those the record itself carries (the
   // JobTracker's restart recovery calls it for every job still running).
   void LoadTasks(pb::JobRecord* record) const;
   Result<pb::JobRecord> Get(int64_t id) const;

@@ -433,23 +433,32 @@ void JobTracker::AddSplits(const std::string& path, const pb::INode& file, sched
 void JobTracker::Persist(ActiveJob& job, const pb::MapTaskRecord* map,
                          const pb::ReduceTaskRecord* reduce) {
   const bool sync = map == nullptr || job.record.spec().reducers() == 0;
-  if (Status s = history_->PutProgress(Header(job), map, reduce, sync); !s.ok()) {
+  const JobHistory::NewPlaces places{&job.record.attempt_places(), job.places_kept};
+  if (Status s = history_->PutProgress(Header(job), map, reduce, places, sync); !s.ok()) {
     spdlog::error("job {}: cannot record its progress: {}", job.record.id(), s.ToString());
+    return;
   }
+  job.places_kept = job.record.attempt_places_size();
 }
 
-// The record without its task records, and so without the sums over them
-// (Snapshot's): what PutProgress keeps beside the task records. O(1) in the
-// job's tasks, where a Snapshot per accepted task made a job of R reduces
-// O(R²) (issue 28 item 9). The task records step aside while it is copied.
+// The record without its task records and attempt places, and so without
+// the sums over them (Snapshot's): what PutProgress keeps beside them. O(1)
+// in the job's tasks and attempts, where a Snapshot per accepted task made a
+// job of R reduces O(R²) (issue 28 item 9), and a copy of the places did
+// the same with its attempts (issue 29: 4,000 workers' profile). The lists
+// step aside while the rest is copied.
 pb::JobRecord JobTracker::Header(ActiveJob& job) const {
   google::protobuf::RepeatedPtrField<pb::MapTaskRecord> maps;
   google::protobuf::RepeatedPtrField<pb::ReduceTaskRecord> reduces;
-  maps.Swap(job.record.mutable_maps());
-  reduces.Swap(job.record.mutable_reduces());
+  google::protobuf::RepeatedPtrField<pb::AttemptPlace> places;
+  const auto swap_lists = [&] {
+    maps.Swap(job.record.mutable_maps());
+    reduces.Swap(job.record.mutable_reduces());
+    places.Swap(job.record.mutable_attempt_places());
+  };
+  swap_lists();
   pb::JobRecord r = job.record;
-  maps.Swap(job.record.mutable_maps());
-  reduces.Swap(job.record.mutable_reduces());
+  swap_lists();
   SetTaskCounts(job, &r);
   return r;
 }
@@ -486,7 +495,6 @@ pb::JobRecord JobTracker::Snapshot(const ActiveJob& job) const {
 pb::JobRecord JobTracker::Summary(ActiveJob& job) const {
   pb::JobRecord r = Header(job);
   AddLiveFigures(job, &r);
-  r.clear_attempt_places();
   return r;
 }
 

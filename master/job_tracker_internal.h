@@ -40,6 +40,10 @@ struct JobTracker::ActiveJob {
   pb::JobRecord record;     // what history keeps; tasks appended as they finish
   std::vector<MapExtra> maps;
   std::vector<ReduceExtra> reduces;
+  // record.attempt_places()[0, places_kept) are in the history's "p/" keys
+  // (JobHistory::PutProgress); 0 after a restart, so the first progress
+  // writes them all again (idempotent: a place's key is its position).
+  int places_kept = 0;
 };
 
 // The job's temporary output directory (renamed to the output on success).

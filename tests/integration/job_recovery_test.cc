@@ -109,6 +109,18 @@ class JobRecoveryTest : public JobTest, public ::testing::WithParamInterface<std
     return id;
   }
 
+  // Where the maps done in `before` ran is still on record after the
+  // restarts: `job logs` finds their logs (a few of them: one mrctl each).
+  static void ExpectLogsOnRecord(const LocalCluster& c, int64_t id, const json& before) {
+    int checked = 0;
+    for (const auto& [index, where] : DoneTasks(before, "map_tasks")) {
+      if (++checked > 3) break;
+      CommandResult logs = c.Mrctl("job logs " + std::to_string(id) + " m" + std::to_string(index));
+      EXPECT_EQ(logs.exit_code, 0) << "map " << index << ": " << logs.err;
+      EXPECT_FALSE(logs.out.empty()) << "map " << index;
+    }
+  }
+
   // Exactly one record in the history, the job's.
   static void ExpectOneRecord(const LocalCluster& c, int64_t id) {
     json list = c.MrctlJson("job list --json");
@@ -146,6 +158,7 @@ TEST_P(JobRecoveryTest, JobRunningWhenTheMasterIsKilledFinishesAfterItRestarts) 
   ExpectNotRerun(before, end, "map_tasks");
   ExpectSensibleFigures(end);
   ExpectOneRecord(c, id);
+  ExpectLogsOnRecord(c, id, before);
   EXPECT_TRUE(Cat(c, "/out/wc") == Oracle("wordcount", text, 6, "", 131072))
       << "output differs from mr-local's";
   json tmp = c.MrctlJson("dfs ls --json /.mr/jobs");

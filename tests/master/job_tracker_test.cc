@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "master/job_history.h"
 #include "scheduler/speculator.h"
 
 namespace mr::master {
@@ -371,6 +372,36 @@ TEST_F(JobTrackerTest, TheSummaryIsTheRecordWithoutItsTaskRecords) {
   pb::JobRecord after;
   ASSERT_TRUE(t_->Show(id_, /*summary=*/false, &after).ok());
   EXPECT_EQ(after.maps_size(), 2) << "a summary leaves the job's record whole";
+}
+
+// Where each attempt ran is kept apart from the job's header in the
+// history, written as it grows: a task's success writes the places
+// launched since the last one, not the job's every place (the copy a
+// 4,000-worker profile found at every task's end: issue 29).
+TEST_F(JobTrackerTest, ARunningJobsAttemptPlacesAreKeptApartFromItsHeader) {
+  for (const char* w : {"w1", "w2", "w3"}) Beat(w);
+  Beat("w1", {{*running_["w1"].begin(), pb::TaskReport::SUCCEEDED}});
+  Beat("w2", {{*running_["w2"].begin(), pb::TaskReport::FAILED}});
+  Beat("w1");  // the failed map runs again there
+  Beat("w3", {{*running_["w3"].begin(), pb::TaskReport::SUCCEEDED}});
+  const pb::JobRecord live = Record();
+  ASSERT_EQ(live.state(), "running");
+  ASSERT_EQ(live.attempt_places_size(), 4) << live.DebugString();
+  t_.reset();  // the history is the master's own RocksDB: close it first
+  auto history = JobHistory::Open(config_.master.data_dir + "/history");
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  auto header = (*history)->Get(id_);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_EQ(header->attempt_places_size(), 0) << "the header carries no places";
+  pb::JobRecord loaded = *header;
+  (*history)->LoadTasks(&loaded);
+  EXPECT_EQ(loaded.maps_size(), 2);
+  ASSERT_EQ(loaded.attempt_places_size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(loaded.attempt_places(i),
+                                                                   live.attempt_places(i)))
+        << "place " << i << ": " << loaded.attempt_places(i).DebugString();
+  }
 }
 
 // The losing attempt of a race is kept as killed, naming the winner.
