@@ -113,7 +113,12 @@ class Master {
                    google::protobuf::RepeatedPtrField<std::string>* dead) const;
   Status Decommission(const std::string& id, bool drain);
   void CheckDecommissions();
+  // Whether `node` is decommissioning or decommissioned (its copies do not
+  // count). Asked for every replica of every block on each tick: false at
+  // once while no worker is (draining_workers_).
   bool Draining(const std::string& node) const;
+  // Every change of a worker's admin_state goes through here.
+  void SetAdminState(WorkerState& w, std::string state);
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
@@ -176,6 +181,7 @@ class Master {
   std::unique_ptr<JobTracker> jobs_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
+  int draining_workers_ = 0;  // workers whose admin_state is not empty
   std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
   absl::flat_hash_map<uint64_t, BlockState> blocks_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;

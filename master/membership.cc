@@ -76,8 +76,14 @@ Status Agree(const std::string& worker, const char* key, const T& theirs, const 
 }  // namespace
 
 bool Master::Draining(const std::string& node) const {
+  if (draining_workers_ == 0) return false;  // the common case: a hash lookup per replica saved
   auto it = workers_.find(node);
   return it != workers_.end() && !it->second->admin_state.empty();
+}
+
+void Master::SetAdminState(WorkerState& w, std::string state) {
+  draining_workers_ += static_cast<int>(!state.empty()) - static_cast<int>(!w.admin_state.empty());
+  w.admin_state = std::move(state);
 }
 
 // Makes a worker known (not live): at start for the stored ones and the
@@ -90,7 +96,7 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
     worker_order_.insert(std::upper_bound(worker_order_.begin(), worker_order_.end(), id, NaturalLess), id);
   }
   slot->info = known.info();
-  slot->admin_state = known.admin_state();
+  SetAdminState(*slot, known.admin_state());
   MembershipChanged(*slot);
   jobs_->AddWorker(known.info());
   jobs_->SetDraining(id, !known.admin_state().empty());
@@ -281,9 +287,9 @@ Status Master::Decommission(const std::string& id, bool drain) {
   WorkerState& w = *it->second;
   if (drain == !w.admin_state.empty()) return Status::OK();
   const std::string before = w.admin_state;
-  w.admin_state = drain ? "decommissioning" : "";
+  SetAdminState(w, drain ? "decommissioning" : "");
   if (Status s = PersistWorker(w); !s.ok()) {
-    w.admin_state = before;
+    SetAdminState(w, before);
     return s;
   }
   jobs_->SetDraining(id, drain);
@@ -315,9 +321,9 @@ void Master::CheckDecommissions() {
     }
     const int tasks = jobs_->RunningTasks(id);
     if (waiting > 0 || tasks > 0) continue;
-    w.admin_state = "decommissioned";
+    SetAdminState(w, "decommissioned");
     if (Status s = PersistWorker(w); !s.ok()) {
-      w.admin_state = "decommissioning";
+      SetAdminState(w, "decommissioning");
       spdlog::error("worker {}: cannot record that it is decommissioned: {}", id, s.ToString());
       continue;
     }
