@@ -157,7 +157,8 @@ for policy in $policies; do
       '. + {policy: $p, load_before: $load, heartbeat_ms: ($hb | tonumber)}' |
       tee -a "$OUT/master_scale.jsonl" >>"$WORK/points.jsonl"
     if (( perf )) && [[ -f "$WORK/perf.data" ]]; then
-      perf report -i "$WORK/perf.data" --no-children --sort symbol --stdio 2>/dev/null |
+      perf report -i "$WORK/perf.data" --no-children -g none --percent-limit 0.3 --sort symbol --stdio 2>/dev/null |
+        cut -c1-200 |
         grep -v '^#' | grep -v '^$' | head -40 >"$OUT/master_scale-perf-$policy-$n.txt" || true
       rm -f "$WORK/perf.data"
     fi
