@@ -6,6 +6,8 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include "master/job_summary.h"
+
 namespace mr::master {
 namespace {
 
@@ -14,12 +16,16 @@ constexpr char kFpPrefix[] = "fp/";
 constexpr char kNextIdKey[] = "next_job_id";
 constexpr char kSchedulerKey[] = "scheduler";
 constexpr char kTaskPrefix[] = "task/";
+constexpr char kBriefPrefix[] = "brief/";
+constexpr char kBriefsWrittenKey[] = "briefs";
 
-std::string JobKey(int64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%s%016" PRIx64, kJobPrefix, static_cast<uint64_t>(id));
+std::string IdKey(const char* prefix, int64_t id) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%016" PRIx64, prefix, static_cast<uint64_t>(id));
   return buf;
 }
+
+std::string JobKey(int64_t id) { return IdKey(kJobPrefix, id); }
 
 // "task/<16 hex>/" : every task key of one job starts so.
 std::string TaskPrefix(int64_t job) {
@@ -57,6 +63,17 @@ void Scan(rocksdb::DB& db, const std::string& prefix, Fn fn) {
   }
 }
 
+// Every readable value under `prefix`, in key order (an unreadable one is
+// skipped: Get reports it).
+template <typename Message>
+std::vector<Message> ParseAll(rocksdb::DB& db, const std::string& prefix) {
+  std::vector<Message> out;
+  Scan(db, prefix, [&](const std::string& value) {
+    if (!out.emplace_back().ParseFromString(value)) out.pop_back();
+  });
+  return out;
+}
+
 }  // namespace
 
 JobHistory::~JobHistory() = default;
@@ -73,6 +90,7 @@ Result<std::unique_ptr<JobHistory>> JobHistory::Open(const std::string& dir) {
   if (h->db_->Get(rocksdb::ReadOptions(), kNextIdKey, &next).ok()) {
     h->next_id_ = std::stoll(next);
   }
+  MR_RETURN_IF_ERROR(h->WriteMissingBriefs());
   return h;
 }
 
@@ -99,10 +117,25 @@ Status JobHistory::Commit(rocksdb::WriteBatch& batch, bool sync) {
   return Status::OK();
 }
 
+Status JobHistory::WriteMissingBriefs() {
+  std::string done;
+  if (db_->Get(rocksdb::ReadOptions(), kBriefsWrittenKey, &done).ok()) return Status::OK();
+  rocksdb::WriteBatch batch;
+  Scan(*db_, kJobPrefix, [&](const std::string& value) {
+    pb::JobRecord r;
+    if (r.ParseFromString(value) && r.state() != "running") {
+      batch.Put(IdKey(kBriefPrefix, r.id()), ListEntry(r).SerializeAsString());
+    }
+  });
+  batch.Put(kBriefsWrittenKey, "1");
+  return Commit(batch);
+}
+
 Status JobHistory::Put(const pb::JobRecord& record) {
   if (record.state() == "running") return Write(JobKey(record.id()), record.SerializeAsString());
   rocksdb::WriteBatch batch;
   batch.Put(JobKey(record.id()), record.SerializeAsString());
+  batch.Put(IdKey(kBriefPrefix, record.id()), ListEntry(record).SerializeAsString());
   const std::string prefix = TaskPrefix(record.id());
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
@@ -143,13 +176,10 @@ Result<pb::JobRecord> JobHistory::Get(int64_t id) const {
   return record;
 }
 
-std::vector<pb::JobRecord> JobHistory::List() const {
-  std::vector<pb::JobRecord> out;
-  Scan(*db_, kJobPrefix, [&](const std::string& value) {
-    if (out.emplace_back().ParseFromString(value)) return;
-    out.pop_back();  // unreadable: skipped (Get reports it)
-  });
-  return out;
+std::vector<pb::JobRecord> JobHistory::List() const { return ParseAll<pb::JobRecord>(*db_, kJobPrefix); }
+
+std::vector<pb::JobRecord> JobHistory::Briefs() const {
+  return ParseAll<pb::JobRecord>(*db_, kBriefPrefix);
 }
 
 std::optional<pb::FpRow> JobHistory::Fp(const std::string& code_hash,
@@ -176,13 +206,7 @@ Status JobHistory::AddFp(const std::string& job, const std::string& code_hash,
   return Write(FpKey(code_hash, input_type), row.SerializeAsString());
 }
 
-std::vector<pb::FpRow> JobHistory::FpTable() const {
-  std::vector<pb::FpRow> out;
-  Scan(*db_, kFpPrefix, [&](const std::string& value) {
-    if (!out.emplace_back().ParseFromString(value)) out.pop_back();
-  });
-  return out;
-}
+std::vector<pb::FpRow> JobHistory::FpTable() const { return ParseAll<pb::FpRow>(*db_, kFpPrefix); }
 
 std::optional<pb::SchedulerChoice> JobHistory::Scheduler() const {
   std::string value;

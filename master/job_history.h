@@ -4,6 +4,10 @@
 // Keys (docs/storage-format.md):
 //   "job/" + 16 hex digits of the id  → pb::JobRecord (tasks included)
 //   "fp/" + code_hash + "/" + input_type → pb::FpRow
+//   "brief/" + 16 hex digits of the id → pb::JobRecord as `job list` shows a
+//     finished job (ListEntry, job_summary.h), written with its final record
+//   "briefs"                           → "1" once every finished job has its
+//     brief (Open writes the missing ones of an older history first)
 //   "next_job_id"                      → decimal text
 //   "scheduler"                        → pb::SchedulerChoice: the last
 //     `mrctl scheduler set` (scheduler_switch.cc)
@@ -69,6 +73,9 @@ class JobHistory {
   Result<pb::JobRecord> Get(int64_t id) const;
   // Every job, oldest first.
   std::vector<pb::JobRecord> List() const;
+  // Every finished job as `job list` shows it (ListEntry), oldest first:
+  // small records, whatever the jobs' sizes.
+  std::vector<pb::JobRecord> Briefs() const;
 
   // The FP row of (code_hash, input_type), if any job of it finished.
   std::optional<pb::FpRow> Fp(const std::string& code_hash, const std::string& input_type) const;
@@ -86,6 +93,8 @@ class JobHistory {
   JobHistory() = default;
   Status Write(const std::string& key, const std::string& value);
   Status Commit(rocksdb::WriteBatch& batch, bool sync = true);
+  // Open: the briefs of an older history's finished jobs.
+  Status WriteMissingBriefs();
 
   std::unique_ptr<rocksdb::DB> db_;
   int64_t next_id_ = 1;

@@ -541,19 +541,20 @@ Status JobTracker::Show(int64_t id, bool summary, pb::JobRecord* record) const {
   return Status::OK();
 }
 
+// The finished jobs' entries come from the history's brief keys, written
+// once at each job's end: a call no longer parses every task record of
+// every job it lists (issue 29: 50 jobs of 2,000 maps each were 100,000
+// task records per `job list` and per /jobs page, on the master's thread).
 Status JobTracker::List(pb::JobListReply* reply) const {
-  for (pb::JobRecord& r : history_->List()) {
-    pb::JobRecord* out = reply->add_jobs();
-    if (ActiveJob* job = Find(r.id())) {
-      *out = Summary(*job);
-    } else {
-      *out = std::move(r);
-      if (!out->has_fp_raw()) SummarizeFp(out);  // a record older than the field
-    }
-    out->clear_running_attempts();
-    out->clear_ended_attempts();
-    ClearTaskRecords(out);
-    out->clear_counters();  // `job show` has them
+  std::vector<pb::JobRecord> jobs = history_->Briefs();
+  for (const auto& [id, job] : active_) jobs.push_back(Summary(*job));
+  for (const pb::JobRecord& r : recovering_) jobs.push_back(ListEntry(r));
+  std::sort(jobs.begin(), jobs.end(), [](const pb::JobRecord& a, const pb::JobRecord& b) { return a.id() < b.id(); });
+  for (pb::JobRecord& r : jobs) {
+    r.clear_running_attempts();
+    r.clear_ended_attempts();
+    r.clear_counters();
+    *reply->add_jobs() = std::move(r);
   }
   return Status::OK();
 }

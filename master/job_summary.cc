@@ -60,4 +60,14 @@ void ClearTaskRecords(pb::JobRecord* r) {
   r->clear_attempt_places();
 }
 
+pb::JobRecord ListEntry(const pb::JobRecord& record) {
+  pb::JobRecord r = record;
+  if (!r.has_fp_raw()) SummarizeFp(&r);  // a record older than the field
+  ClearTaskRecords(&r);
+  r.clear_running_attempts();
+  r.clear_ended_attempts();
+  r.clear_counters();
+  return r;
+}
+
 }  // namespace mr::master

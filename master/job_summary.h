@@ -16,5 +16,9 @@ void Summarize(const pb::JobRecord& tasks, pb::JobRecord* r);
 void Summarize(pb::JobRecord* r);
 // What a summary (JobIdRequest.summary) leaves out of a record.
 void ClearTaskRecords(pb::JobRecord* r);
+// What `job list` shows of a record: no task records, attempts or
+// counters (`job show` has them); its FP summed if the record is older
+// than the field. The history keeps it beside each finished job's record.
+pb::JobRecord ListEntry(const pb::JobRecord& record);
 
 }  // namespace mr::master
