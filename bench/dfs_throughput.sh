@@ -3,7 +3,13 @@
 # replication 1 and 2, next to two baselines measured in the same run:
 # single-stream loopback TCP (iperf3) and `cat FILE > /dev/null` (page cache).
 #
-#   bench/dfs_throughput.sh [--size 1G] [--runs 3] [--block-size 128M]
+#   bench/dfs_throughput.sh [--size 1G] [--runs 3] [--block-size 128M] [--pin]
+#
+# --pin (issue 29 item 5): each worker's process on a core of its own
+# (taskset: w1 on CPU 0, w2 on CPU 1, ...), the master and the client on
+# the last CPU, so the pipeline's hops stop competing for one scheduler's
+# cores. On a 2-core machine the client shares CPU 1 with w2: a machine
+# has to have workers + 1 cores before every process has its own.
 #
 # Prints a Markdown table of medians and ratios; also writes it to
 # bench/out/dfs_throughput.md. Targets (issue 15): cat ≥ 70 % and put ≥ 40 %
@@ -13,12 +19,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 MRCTL="$BUILD/tools/mrctl"
-size=1G runs=3 block_size=128M
+size=1G runs=3 block_size=128M pin=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --block-size) block_size="$2"; shift 2 ;;
+    --pin) pin=1; shift ;;
     *) echo "dfs_throughput: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +74,18 @@ TCP=$(printf '%s\n' "${tcp[@]}" | median)
 "$ROOT/deploy/local-cluster.sh" up --workers 2 --datacenters 1 --dir "$CLUSTER" \
   --block-size "$(numfmt --from=iec "$block_size")" >/dev/null
 M=("$MRCTL" --config "$CLUSTER/cluster.toml")
+if (( pin )); then
+  command -v taskset >/dev/null || { echo "dfs_throughput: --pin needs taskset (util-linux)" >&2; exit 2; }
+  last=$(( $(nproc) - 1 ))
+  cpu=0
+  for w in w1 w2; do
+    taskset -a -p -c "$(( cpu % (last + 1) ))" "$(cat "$CLUSTER/pids/$w.pid")" >/dev/null
+    cpu=$(( cpu + 1 ))
+  done
+  taskset -a -p -c "$last" "$(cat "$CLUSTER/pids/master.pid")" >/dev/null
+  M=(taskset -c "$last" "${M[@]}")
+  echo "pinned: w1 on CPU 0, w2 on CPU $(( 1 % (last + 1) )), the master and the client on CPU $last" >&2
+fi
 
 declare -A result
 for r in 1 2; do
@@ -97,7 +116,7 @@ done
 pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0f %%", 100 * a / b}'; }
 verdict() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {print (a / b >= t) ? "met" : "MISSED"}'; }
 {
-  echo "| measurement (median of $runs, $(numfmt --to=iec "$BYTES")B file) | MB/s | ratio | target |"
+  echo "| measurement (median of $runs, $(numfmt --to=iec "$BYTES")B file$( (( pin )) && echo ", workers pinned")) | MB/s | ratio | target |"
   echo "|---|---:|---:|---|"
   echo "| loopback TCP, one stream (iperf3) | $TCP | 100 % | baseline |"
   echo "| \`cat FILE > /dev/null\` (page cache) | $PAGECACHE | $(pct "$PAGECACHE" "$TCP") of TCP | reference |"
