@@ -73,6 +73,14 @@ void ClusterState::CountSlots(const Node& n, int sign) {
   if (!n.live) return;
   live_map_slots_ += sign * n.map_slots;
   live_reduce_slots_ += sign * n.reduce_slots;
+  live_nodes_ += sign;
+  live_attempts_[0] += sign * n.running_maps;
+  live_attempts_[1] += sign * n.running_reduces;
+}
+
+void ClusterState::AddRunning(Node& n, bool is_map, int delta) {
+  (is_map ? n.running_maps : n.running_reduces) += delta;
+  if (n.live) live_attempts_[is_map ? 0 : 1] += delta;
 }
 
 bool ClusterState::ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const {
@@ -220,13 +228,10 @@ Attempt NewAttempt(int number, TimeMs now) {
   return a;
 }
 
-// The running slot count of `n` for a task of this kind.
-int& Slots(Node& n, bool is_map) { return is_map ? n.running_maps : n.running_reduces; }
+}  // namespace
 
-// With a backup running, the attempt on `winner` becomes the task's and
-// the other attempt's slot is freed; returns 1 when a backup was running.
 template <typename T>
-int SettleBackup(std::vector<Node>& nodes, T& t, bool is_map, NodeId winner, const char* call) {
+int ClusterState::SettleBackup(T& t, bool is_map, NodeId winner, const char* call) {
   if (t.backup_node == kNoNode) {
     if (winner != kNoNode && winner != t.node) Die(call, "the winner runs no attempt of the task");
     return 0;
@@ -234,7 +239,7 @@ int SettleBackup(std::vector<Node>& nodes, T& t, bool is_map, NodeId winner, con
   if (winner == kNoNode) winner = t.node;
   if (winner != t.node && winner != t.backup_node) Die(call, "the winner runs no attempt of the task");
   const NodeId loser = winner == t.node ? t.backup_node : t.node;
-  --Slots(nodes[static_cast<size_t>(loser)], is_map);
+  AddRunning(loser, is_map, -1);
   if (winner == t.backup_node) {
     t.node = t.backup_node;
     t.run = t.backup;
@@ -243,8 +248,6 @@ int SettleBackup(std::vector<Node>& nodes, T& t, bool is_map, NodeId winner, con
   t.backup = Attempt{};
   return 1;
 }
-
-}  // namespace
 
 void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id, TimeMs now) {
   Job& job = CheckJob(jobs_, "LaunchMap", job_id);
@@ -257,7 +260,7 @@ void ClusterState::LaunchMap(JobId job_id, int32_t index, NodeId node_id, TimeMs
   m.bytes_read = 0;
   m.partition_bytes.clear();
   ++job.running_maps;
-  ++n.running_maps;
+  AddRunning(n, true, +1);
   ++running_maps_;
   Changed(job_id);
 }
@@ -274,7 +277,7 @@ void ClusterState::LaunchReduce(JobId job_id, int32_t index, NodeId node_id, Tim
   r.node = node_id;
   r.run = NewAttempt(r.attempts++, now);
   ++job.running_reduces;
-  ++n.running_reduces;
+  AddRunning(n, false, +1);
   ++running_reduces_;
   Changed(job_id);
 }
@@ -284,12 +287,12 @@ void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms, NodeId 
   Job& job = CheckJob(jobs_, "FinishMap", job_id);
   MapTask& m = CheckTask(job.maps, "FinishMap", job_id, index, TaskState::kRunning);
   if (!(run_ms >= 0)) Die("FinishMap", "run_ms must be >= 0");
-  backup_maps_ -= SettleBackup(nodes_, m, true, winner, "FinishMap");
+  backup_maps_ -= SettleBackup(m, true, winner, "FinishMap");
   m.run.progress = 1;
   m.state = TaskState::kDone;
   --job.running_maps;
   ++job.finished_maps;
-  --nodes_[static_cast<size_t>(m.node)].running_maps;
+  AddRunning(m.node, true, -1);
   --running_maps_;
   Changed(job_id);
   const int level = static_cast<int>(LocalityOf(m.node, m.replicas));
@@ -301,12 +304,12 @@ void ClusterState::FinishMap(JobId job_id, int32_t index, double run_ms, NodeId 
 void ClusterState::FinishReduce(JobId job_id, int32_t index, NodeId winner) {
   Job& job = CheckJob(jobs_, "FinishReduce", job_id);
   ReduceTask& r = CheckTask(job.reduces, "FinishReduce", job_id, index, TaskState::kRunning);
-  backup_reduces_ -= SettleBackup(nodes_, r, false, winner, "FinishReduce");
+  backup_reduces_ -= SettleBackup(r, false, winner, "FinishReduce");
   r.run.progress = 1;
   r.state = TaskState::kDone;
   --job.running_reduces;
   ++job.finished_reduces;
-  --nodes_[static_cast<size_t>(r.node)].running_reduces;
+  AddRunning(r.node, false, -1);
   --running_reduces_;
   Changed(job_id);
 }
@@ -316,7 +319,7 @@ void ClusterState::FailMap(JobId job_id, int32_t index) {
   MapTask& m = CheckTask(job.maps, "FailMap", job_id, index, TaskState::kRunning);
   if (m.backup_node != kNoNode) Die("FailMap", Task(job_id, index) + " has a backup: DropAttempt");
   AddFailedOn(m.failed_on, m.node);
-  --nodes_[static_cast<size_t>(m.node)].running_maps;
+  AddRunning(m.node, true, -1);
   --job.running_maps;
   --running_maps_;
   m.state = TaskState::kPending;
@@ -329,7 +332,7 @@ void ClusterState::FailReduce(JobId job_id, int32_t index) {
   ReduceTask& r = CheckTask(job.reduces, "FailReduce", job_id, index, TaskState::kRunning);
   if (r.backup_node != kNoNode) Die("FailReduce", Task(job_id, index) + " has a backup: DropAttempt");
   AddFailedOn(r.failed_on, r.node);
-  --nodes_[static_cast<size_t>(r.node)].running_reduces;
+  AddRunning(r.node, false, -1);
   --job.running_reduces;
   --running_reduces_;
   r.state = TaskState::kPending;
@@ -353,15 +356,15 @@ void ClusterState::FinishJob(JobId job_id) {
   Job& job = CheckJob(jobs_, "FinishJob", job_id);
   for (MapTask& m : job.maps) {
     if (m.state != TaskState::kRunning) continue;
-    backup_maps_ -= SettleBackup(nodes_, m, true, kNoNode, "FinishJob");
-    --nodes_[static_cast<size_t>(m.node)].running_maps;
+    backup_maps_ -= SettleBackup(m, true, kNoNode, "FinishJob");
+    AddRunning(m.node, true, -1);
     m.state = TaskState::kPending;
     m.node = kNoNode;
   }
   for (ReduceTask& r : job.reduces) {
     if (r.state != TaskState::kRunning) continue;
-    backup_reduces_ -= SettleBackup(nodes_, r, false, kNoNode, "FinishJob");
-    --nodes_[static_cast<size_t>(r.node)].running_reduces;
+    backup_reduces_ -= SettleBackup(r, false, kNoNode, "FinishJob");
+    AddRunning(r.node, false, -1);
     r.state = TaskState::kPending;
     r.node = kNoNode;
   }
@@ -399,11 +402,11 @@ void ClusterState::LaunchBackup(JobId job_id, bool is_map, int32_t index, NodeId
   };
   if (is_map) {
     launch(RunningTask(job.maps, "LaunchBackup", job_id, index), n.free_map_slots());
-    ++n.running_maps;
+    AddRunning(n, true, +1);
     ++backup_maps_;
   } else {
     launch(RunningTask(job.reduces, "LaunchBackup", job_id, index), n.free_reduce_slots());
-    ++n.running_reduces;
+    AddRunning(n, false, +1);
     ++backup_reduces_;
   }
   Changed(job_id);
@@ -419,7 +422,7 @@ void ClusterState::DropAttempt(JobId job_id, bool is_map, int32_t index, NodeId 
     if (failed) AddFailedOn(t.failed_on, node_id);
     // The other attempt wins the task's place: SettleBackup frees the
     // dropped one's slot.
-    SettleBackup(nodes_, t, is_map, node_id == t.node ? t.backup_node : t.node, "DropAttempt");
+    SettleBackup(t, is_map, node_id == t.node ? t.backup_node : t.node, "DropAttempt");
   };
   if (is_map) {
     drop(RunningTask(job.maps, "DropAttempt", job_id, index));

@@ -167,6 +167,11 @@ class ClusterState {
   // mutations below.
   int running_maps() const { return running_maps_; }
   int running_reduces() const { return running_reduces_; }
+  // Hadoop's ClusterStatus at O(1), kept by every mutation below: the live
+  // nodes, and the attempts running on them (a backup counts on its own
+  // node, as each node's running_maps counts it).
+  int live_nodes() const { return live_nodes_; }
+  int live_running_attempts(bool is_map) const { return is_map ? live_attempts_[0] : live_attempts_[1]; }
   // Speculative (backup) attempts running now, by kind.
   int running_backups(bool is_map) const { return is_map ? backup_maps_ : backup_reduces_; }
 
@@ -236,8 +241,19 @@ class ClusterState {
 
  private:
   void Changed(JobId id);
-  // Adds (sign +1) or removes (-1) a node's slots from the live totals.
+  // Adds (sign +1) or removes (-1) a node's slots and running attempts
+  // from the live totals.
   void CountSlots(const Node& n, int sign);
+  // A node's running attempts of a kind change by `delta`: the only writer
+  // of Node::running_maps and running_reduces after AddNode.
+  void AddRunning(Node& n, bool is_map, int delta);
+  void AddRunning(NodeId node, bool is_map, int delta) {
+    AddRunning(nodes_[static_cast<size_t>(node)], is_map, delta);
+  }
+  // With a backup running, the attempt on `winner` becomes the task's and
+  // the other attempt's slot is freed; returns 1 when a backup was running.
+  template <typename T>
+  int SettleBackup(T& t, bool is_map, NodeId winner, const char* call);
 
   std::vector<Node> nodes_;
   std::vector<Job> jobs_;
@@ -249,6 +265,8 @@ class ClusterState {
   int running_maps_ = 0, running_reduces_ = 0;
   int backup_maps_ = 0, backup_reduces_ = 0;
   int live_map_slots_ = 0, live_reduce_slots_ = 0;
+  int live_nodes_ = 0;
+  int live_attempts_[2] = {0, 0};  // maps, reduces
   std::vector<JobId> log_;  // changes log_base_, log_base_ + 1, ...
   uint64_t log_base_ = 0;
 };

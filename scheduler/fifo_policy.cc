@@ -215,15 +215,14 @@ void FifoPolicy::AssignReduce(const ClusterState& state, const Snapshot& cluster
 void FifoPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher& launcher) {
   if (!state.node(hb.node).live) return;
   SortQueue(state);
+  // O(1): a sum over the nodes here made each beat O(nodes), 5 % of the
+  // master at 4,000 workers (issue 29).
   Snapshot cluster;
-  for (const Node& n : state.nodes()) {
-    if (!n.live) continue;
-    ++cluster.live_nodes;
-    cluster.map_capacity += n.map_slots;
-    cluster.reduce_capacity += n.reduce_slots;
-    cluster.running_maps += n.running_maps;
-    cluster.running_reduces += n.running_reduces;
-  }
+  cluster.live_nodes = state.live_nodes();
+  cluster.map_capacity = state.total_map_slots();
+  cluster.reduce_capacity = state.total_reduce_slots();
+  cluster.running_maps = state.live_running_attempts(true);
+  cluster.running_reduces = state.live_running_attempts(false);
   AssignMaps(state, cluster, hb.node, launcher);
   AssignReduce(state, cluster, hb.node, launcher);
 }

@@ -102,6 +102,35 @@ TEST(ClusterStateTest, MapLifecycleKeepsCounts) {
   EXPECT_EQ(CheckConsistent(s), "");
 }
 
+// Hadoop's ClusterStatus figures, kept without a pass over the nodes: a
+// lost node's attempts leave the live count at once, before the host
+// fails them; a backup counts on its own node.
+TEST(ClusterStateTest, LiveRunningAttemptsFollowLaunchesEndsAndNodeChanges) {
+  ClusterState s;
+  NodeId a = s.AddNode("a", 0, -1, 2, 1);
+  NodeId b = s.AddNode("b", 0, -1, 2, 1);
+  JobId j = s.AddJob(MakeJob({{a}, {b}, {}}, /*reduces=*/0));
+  EXPECT_EQ(s.live_nodes(), 2);
+  s.LaunchMap(j, 0, a);
+  s.LaunchMap(j, 1, a);
+  s.LaunchBackup(j, true, 0, b, 0);
+  EXPECT_EQ(s.live_running_attempts(true), 3);
+  EXPECT_EQ(CheckConsistent(s), "");
+  s.SetLive(a, false);
+  EXPECT_EQ(s.live_nodes(), 1);
+  EXPECT_EQ(s.live_running_attempts(true), 1) << "b's backup";
+  s.DropAttempt(j, true, 0, a, /*failed=*/false);  // the backup on b runs on
+  s.FailMap(j, 1);
+  EXPECT_EQ(s.live_running_attempts(true), 1);
+  EXPECT_EQ(CheckConsistent(s), "");
+  s.SetLive(a, true);
+  s.LaunchMap(j, 2, a);
+  s.FinishMap(j, 0, 10);
+  EXPECT_EQ(s.live_nodes(), 2);
+  EXPECT_EQ(s.live_running_attempts(true), 1);
+  EXPECT_EQ(CheckConsistent(s), "");
+}
+
 TEST(ClusterStateTest, ReduceLifecycleAndSlowStart) {
   ClusterState s;
   NodeId a = s.AddNode("a", 0, -1, 2, 2);

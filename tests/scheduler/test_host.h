@@ -108,6 +108,13 @@ inline std::string CheckConsistent(const ClusterState& state) {
   if (total_reduces != state.running_reduces()) return "cluster running_reduces";
   if (backup_maps != state.running_backups(true)) return "cluster running_backups(maps)";
   if (backup_reduces != state.running_backups(false)) return "cluster running_backups(reduces)";
+  int live = 0, live_maps = 0, live_reduces = 0;
+  for (const Node& n : state.nodes()) {
+    if (n.live) ++live, live_maps += n.running_maps, live_reduces += n.running_reduces;
+  }
+  if (live != state.live_nodes()) return "cluster live_nodes";
+  if (live_maps != state.live_running_attempts(true)) return "cluster live_running_attempts(maps)";
+  if (live_reduces != state.live_running_attempts(false)) return "cluster live_running_attempts(reduces)";
   for (const Node& n : state.nodes()) {
     const std::string w = "node " + n.name + ": ";
     if (n.running_maps != node_maps[static_cast<size_t>(n.id)]) return w + "running_maps";
