@@ -76,11 +76,16 @@ void ClusterState::CountSlots(const Node& n, int sign) {
   live_nodes_ += sign;
   live_attempts_[0] += sign * n.running_maps;
   live_attempts_[1] += sign * n.running_reduces;
+  DatacenterTotals& dc = dc_totals_[static_cast<size_t>(n.datacenter)];
+  dc.live_nodes += sign;
+  dc.live_map_nodes += n.map_slots > 0 ? sign : 0;
+  dc.live_reduce_nodes += n.reduce_slots > 0 ? sign : 0;
 }
 
 void ClusterState::AddRunning(Node& n, bool is_map, int delta) {
   (is_map ? n.running_maps : n.running_reduces) += delta;
   if (n.live) live_attempts_[is_map ? 0 : 1] += delta;
+  dc_totals_[static_cast<size_t>(n.datacenter)].running_attempts += delta;
 }
 
 bool ClusterState::ChangedJobsSince(uint64_t seq, std::span<const JobId>* ids) const {
@@ -120,8 +125,9 @@ NodeId ClusterState::AddNode(const std::string& name, int32_t datacenter, int32_
   n.map_slots = map_slots;
   n.reduce_slots = reduce_slots;
   nodes_.push_back(std::move(n));
-  CountSlots(nodes_.back(), +1);
   datacenters_ = std::max(datacenters_, datacenter + 1);
+  dc_totals_.resize(static_cast<size_t>(datacenters_));
+  CountSlots(nodes_.back(), +1);
   if (rack >= 0) has_racks_ = true;
   return nodes_.back().id;
 }

@@ -172,6 +172,15 @@ class ClusterState {
   // node, as each node's running_maps counts it).
   int live_nodes() const { return live_nodes_; }
   int live_running_attempts(bool is_map) const { return is_map ? live_attempts_[0] : live_attempts_[1]; }
+  // The same per datacenter (JoSS reads them at every heartbeat).
+  struct DatacenterTotals {
+    int live_nodes = 0;
+    int live_map_nodes = 0;     // live nodes with a map slot
+    int live_reduce_nodes = 0;  // live nodes with a reduce slot
+    int running_attempts = 0;   // maps and reduces on its nodes, live or not
+  };
+  // REQUIRES: 0 <= dc < datacenters().
+  const DatacenterTotals& datacenter_totals(int32_t dc) const { return dc_totals_[static_cast<size_t>(dc)]; }
   // Speculative (backup) attempts running now, by kind.
   int running_backups(bool is_map) const { return is_map ? backup_maps_ : backup_reduces_; }
 
@@ -267,6 +276,7 @@ class ClusterState {
   int live_map_slots_ = 0, live_reduce_slots_ = 0;
   int live_nodes_ = 0;
   int live_attempts_[2] = {0, 0};  // maps, reduces
+  std::vector<DatacenterTotals> dc_totals_;  // by datacenter index
   std::vector<JobId> log_;  // changes log_base_, log_base_ + 1, ...
   uint64_t log_base_ = 0;
 };

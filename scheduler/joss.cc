@@ -28,8 +28,7 @@ double JossDerivedTd(int k) {
 double JossAvgVpsPerDatacenter(const ClusterState& state) {
   const int k = state.datacenters();
   if (k <= 0) return 0;
-  int vps = 0;  // Σ_c N_VPS,c
-  for (const Node& n : state.nodes()) vps += n.live ? 1 : 0;
+  const int vps = state.live_nodes();  // Σ_c N_VPS,c
   return static_cast<double>(vps) / static_cast<double>(k);  // Eq. 4's N_avg_VPS
 }
 
@@ -122,11 +121,11 @@ const std::vector<int64_t>& JossQueues::Unprocessed(const ClusterState& state) {
   }
   to_recount_.clear();
   // Running tasks of any job — MQ_FIFO's included — by the datacenter of
-  // the VPS that runs them (the host keeps Node::running_*).
+  // the VPS that runs them (kept by ClusterState: O(datacenters) a beat).
   load_ = unprocessed_;
-  for (const Node& n : state.nodes()) {
-    const auto c = static_cast<size_t>(n.datacenter);
-    if (n.datacenter >= 0 && c < load_.size()) load_[c] += n.running_maps + n.running_reduces;
+  const auto k = std::min(load_.size(), static_cast<size_t>(state.datacenters()));
+  for (size_t c = 0; c < k; ++c) {
+    load_[c] += state.datacenter_totals(static_cast<int32_t>(c)).running_attempts;
   }
   return load_;
 }
@@ -193,11 +192,9 @@ int32_t JossQueues::LeastUnprocessed(const ClusterState& state) {
   const std::vector<int64_t>& count = Unprocessed(state);
   std::vector<char> live(count.size(), 0);
   bool any_live = false;
-  for (const Node& n : state.nodes()) {
-    if (n.live && static_cast<size_t>(n.datacenter) < live.size()) {
-      live[static_cast<size_t>(n.datacenter)] = 1;
-      any_live = true;
-    }
+  for (size_t c = 0; c < live.size() && c < static_cast<size_t>(state.datacenters()); ++c) {
+    live[c] = state.datacenter_totals(static_cast<int32_t>(c)).live_nodes > 0 ? 1 : 0;
+    any_live = any_live || live[c];
   }
   const size_t k = count.size();
   int32_t best = -1;

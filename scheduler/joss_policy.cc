@@ -109,10 +109,10 @@ void JossPolicy::Assign(const ClusterState& state, const Heartbeat& hb, Launcher
   }
   serves_map_.assign(k, 0);
   serves_reduce_.assign(k, 0);
-  for (const Node& v : state.nodes()) {
-    if (!v.live) continue;
-    if (v.map_slots > 0) serves_map_[static_cast<size_t>(v.datacenter)] = 1;
-    if (v.reduce_slots > 0) serves_reduce_[static_cast<size_t>(v.datacenter)] = 1;
+  for (size_t c = 0; c < k; ++c) {  // O(datacenters), kept by ClusterState
+    const ClusterState::DatacenterTotals& dc = state.datacenter_totals(static_cast<int32_t>(c));
+    serves_map_[c] = dc.live_map_nodes > 0 ? 1 : 0;
+    serves_reduce_[c] = dc.live_reduce_nodes > 0 ? 1 : 0;
   }
   // Line 2: while the VPS has an idle slot — maps first, then reduces.
   for (int slots = n.free_map_slots(); slots > 0; --slots) {

@@ -115,6 +115,23 @@ inline std::string CheckConsistent(const ClusterState& state) {
   if (live != state.live_nodes()) return "cluster live_nodes";
   if (live_maps != state.live_running_attempts(true)) return "cluster live_running_attempts(maps)";
   if (live_reduces != state.live_running_attempts(false)) return "cluster live_running_attempts(reduces)";
+  std::vector<ClusterState::DatacenterTotals> dcs(static_cast<size_t>(state.datacenters()));
+  for (const Node& n : state.nodes()) {
+    ClusterState::DatacenterTotals& d = dcs[static_cast<size_t>(n.datacenter)];
+    d.running_attempts += n.running_maps + n.running_reduces;
+    if (!n.live) continue;
+    ++d.live_nodes;
+    d.live_map_nodes += n.map_slots > 0 ? 1 : 0;
+    d.live_reduce_nodes += n.reduce_slots > 0 ? 1 : 0;
+  }
+  for (int32_t c = 0; c < state.datacenters(); ++c) {
+    const ClusterState::DatacenterTotals& want = dcs[static_cast<size_t>(c)];
+    const ClusterState::DatacenterTotals& kept = state.datacenter_totals(c);
+    if (want.live_nodes != kept.live_nodes || want.live_map_nodes != kept.live_map_nodes ||
+        want.live_reduce_nodes != kept.live_reduce_nodes || want.running_attempts != kept.running_attempts) {
+      return "datacenter " + std::to_string(c) + " totals";
+    }
+  }
   for (const Node& n : state.nodes()) {
     const std::string w = "node " + n.name + ": ";
     if (n.running_maps != node_maps[static_cast<size_t>(n.id)]) return w + "running_maps";
