@@ -330,7 +330,9 @@ awaitable<Status> Connection::Send(const pb::Frame& header, std::span<const char
   MR_CO_RETURN_IF_ERROR(EncodeHeader(header, data.size()));
   const asio::const_buffer header_bytes = asio::buffer(scratch_);
   const asio::const_buffer data_bytes = asio::buffer(data.data(), data.size());
-  co_return co_await WriteAll(header_bytes, data_bytes);
+  const Status sent = co_await WriteAll(header_bytes, data_bytes);
+  TrimHeaderBuffer(&scratch_);
+  co_return sent;
 }
 
 awaitable<Status> Connection::SendFileRange(const pb::Frame& header, int file_fd, int64_t offset,
@@ -395,7 +397,9 @@ awaitable<Status> Connection::Receive(pb::Frame* header, std::string* data, Expe
   const Clock::time_point deadline = Deadline();
   MR_CO_RETURN_IF_ERROR(co_await ReadGrowing(&header_in_, prefix->header_len, deadline));
   MR_CO_RETURN_IF_ERROR(co_await ReadGrowing(data, prefix->data_len, deadline));
-  if (!header->ParseFromString(header_in_)) {
+  const bool parsed = header->ParseFromString(header_in_);
+  TrimHeaderBuffer(&header_in_);
+  if (!parsed) {
     Close();
     co_return Status::ProtocolError("malformed frame header from " + remote_endpoint_);
   }

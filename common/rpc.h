@@ -73,6 +73,17 @@ using asio::ip::tcp;
 // The most bytes a Connection reads into a frame's buffer before they have
 // arrived.
 inline constexpr size_t kReadPieceBytes = 256 << 10;
+// The most a connection keeps of a frame header's buffers between frames
+// (a header holds its message's body). A rare larger one (a register
+// reply listing every member, a job's record) is freed once used: a
+// master of 8,000 workers' connections kept each its largest reply, a
+// members' list as long as the fleet, O(workers²) bytes (issue 29). The
+// data buffers of block transfers are the caller's and are kept.
+inline constexpr size_t kKeptHeaderBytes = 64 << 10;
+// Frees `buffer` when it holds more than kKeptHeaderBytes.
+inline void TrimHeaderBuffer(std::string* buffer) {
+  if (buffer->capacity() > kKeptHeaderBytes) std::string().swap(*buffer);
+}
 
 struct RpcOptions {
   int timeout_ms = 30000;
@@ -202,6 +213,8 @@ class Connection {
   const std::string& peer_name() const { return peer_name_; }
   int64_t bytes_sent() const { return bytes_sent_; }
   int64_t bytes_received() const { return bytes_received_; }
+  // The bytes its header buffers hold between frames (kKeptHeaderBytes).
+  size_t retained_header_bytes() const { return scratch_.capacity() + header_in_.capacity(); }
   const RpcOptions& options() const { return options_; }
   // True when the connection is open and was used within half the idle
   // timeout, so the server cannot have closed it for idleness. Callers that

@@ -269,6 +269,8 @@ awaitable<void> RpcServer::Serve(std::shared_ptr<Connection> conn, uint64_t tick
                     conn->remote_endpoint(), result.ToString());
       break;
     }
+    // A large request's body is not kept for the next one (kKeptHeaderBytes).
+    if (request.body().capacity() > kKeptHeaderBytes) request = pb::Frame();
   }
   conn->Close();
   std::lock_guard lock(mu_);

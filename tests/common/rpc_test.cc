@@ -356,6 +356,37 @@ TEST_F(RpcTest, RepliesPastMaxFrameBytesReachTheClientUpToMaxReplyBytes) {
   EXPECT_TRUE(ConnectAndEcho(kSecret).ok());
 }
 
+TEST_F(RpcTest, AConnectionDoesNotKeepTheBuffersOfARareLargeFrame) {
+  // A server of thousands of connections must not keep, on each, the
+  // buffer of the largest frame it ever sent or received on it.
+  MakeServer().HandleUnary<pb::PathRequest, pb::ListReply>(
+      "test.Big", [](const pb::PathRequest& request, pb::ListReply* reply, ServerCall& call) -> awaitable<Status> {
+        if (request.path() == "retained") {
+          reply->add_entries()->set_name(std::to_string(call.conn.retained_header_bytes()));
+        } else {
+          reply->add_entries()->set_name(std::string(std::stoul(request.path()), 'x'));
+        }
+        co_return Status::OK();
+      });
+  Start();
+  size_t server_kept = 0, client_kept = 0;
+  Status s = RunSync([&]() -> awaitable<Status> {
+    MR_CO_ASSIGN_OR_RETURN(auto conn, co_await Connect(Address(), Options(kSecret)));
+    pb::PathRequest request;
+    pb::ListReply reply;
+    request.set_path(std::to_string(1 << 20));
+    MR_CO_RETURN_IF_ERROR(co_await conn->Call("test.Big", request, &reply));
+    request.set_path("retained");
+    MR_CO_RETURN_IF_ERROR(co_await conn->Call("test.Big", request, &reply));
+    server_kept = std::stoul(reply.entries(0).name());
+    client_kept = conn->retained_header_bytes();
+    co_return Status::OK();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_LE(server_kept, 2 * kKeptHeaderBytes) << "the 1 MiB reply's buffer was kept";
+  EXPECT_LE(client_kept, 2 * kKeptHeaderBytes);
+}
+
 TEST_F(RpcTest, MalformedHeaderClosesOnlyThatConnection) {
   // A valid prefix followed by bytes that are not a Frame ends that connection only.
   MakeServer();
