@@ -64,9 +64,9 @@ struct MapTaskSpec {
   // stored blocks, not compressed (checksummed; any zstd decoder reads
   // them), as Hadoop leaves map output by default
   // (mapreduce.map.output.compress). A reduce in another datacenter gets it
-  // compressed at cluster.inter_dc_zstd_level all the same. Level 1 cost a
-  // Sort about a fifth of its CPU on one machine (docs/benchmarks.md, "Grep
-  // and Sort, issue 29 item 4"). Default: 0.
+  // compressed at cluster.inter_dc_zstd_level all the same. Storing cut a
+  // 1 GiB Sort's workers from 19.6 to 15.0 CPU-s on one machine
+  // (docs/benchmarks.md, "Grep and Sort, issue 29 item 4"). Default: 0.
   int map_output_zstd_level = 0;
   // A job whose combiner sums counts (jobs::CombinerKind::kSumCounts) counts
   // in a hash table (MapOutputOptions::sum_counts). false sorts and combines
