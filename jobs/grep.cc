@@ -20,10 +20,12 @@
 // cache lock and a DFA step per byte; docs/benchmarks.md, issue 15). Such a
 // literal holds no '\n' or '\r', so no match spans a line's end: the map
 // task may then pass many lines at once (MapKind::kLineBlocks), and the
-// literal is found 16 positions at a time (FindLiteral; issue 29).
+// literal is counted 16 positions at a time (CountLiteral; issue 29).
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -48,33 +50,52 @@ bool IsPlainLiteral(std::string_view pattern) {
   return !pattern.empty();
 }
 
-// The first occurrence of `needle` (not empty) in [p, end), or nullptr.
-// With SSE2, for needles of 2 bytes or more: 16 candidate positions at a
-// time, those whose first and last bytes match (two compares), each then
-// checked byte by byte (W. Mula, "SIMD-friendly algorithms for substring
-// searching", 2016, "Generic SIMD"); memmem for the last positions.
-const char* FindLiteral(const char* p, const char* end, std::string_view needle) {
+// The number of non-overlapping occurrences of `needle` (not empty) in
+// [p, end), leftmost first: what a search that resumes after each match
+// finds. With SSE2, for needles of 2 bytes or more: 16 candidate positions at
+// a time, those whose first, second (needles of 3 bytes or more) and last
+// bytes match, each then checked on the bytes between (W. Mula,
+// "SIMD-friendly algorithms for substring searching", 2016, "Generic SIMD",
+// with a third compare: for a 3-byte word like "the" the mask is then the
+// matches themselves); memmem for the last positions. Counting inside the
+// loop, rather than returning each match to a caller that emits it, is what
+// made Grep's map cheaper in issue 29 (docs/benchmarks.md, "Grep and Sort,
+// issue 29 item 4").
+int64_t CountLiteral(const char* p, const char* end, std::string_view needle) {
   const size_t n = needle.size();
+  int64_t count = 0;
+  const char* next = p;  // where the next match may start (after the last one)
 #if defined(__SSE2__)
   if (n >= 2) {
     const __m128i first = _mm_set1_epi8(needle[0]);
+    const __m128i second = _mm_set1_epi8(needle[n >= 3 ? 1 : 0]);
     const __m128i last = _mm_set1_epi8(needle[n - 1]);
+    const size_t second_at = n >= 3 ? 1 : 0;
     for (; static_cast<size_t>(end - p) >= n - 1 + 16; p += 16) {
       const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 1));
-      unsigned mask = static_cast<unsigned>(
-          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + second_at));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 1));
+      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
+          _mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, second)),
+          _mm_cmpeq_epi8(c, last))));
       for (; mask != 0; mask &= mask - 1) {
         const char* at = p + __builtin_ctz(mask);
-        size_t i = 1;
-        while (i + 1 < n && at[i] == needle[i]) ++i;
-        if (i + 1 >= n) return at;
+        if (at < next) continue;  // overlaps the match before it
+        if (n > 3 && std::memcmp(at + 2, needle.data() + 2, n - 3) != 0) continue;
+        ++count;
+        next = at + n;
       }
     }
   }
 #endif
-  if (static_cast<size_t>(end - p) < n) return nullptr;
-  return static_cast<const char*>(::memmem(p, end - p, needle.data(), n));
+  p = std::max(p, next);
+  while (static_cast<size_t>(end - p) >= n) {
+    const char* at = static_cast<const char*>(::memmem(p, end - p, needle.data(), n));
+    if (at == nullptr) break;
+    ++count;
+    p = at + n;
+  }
+  return count;
 }
 
 class Grep : public Job {
@@ -120,14 +141,10 @@ class Grep : public Job {
     MapLiteral(lines, out);
   }
 
-  // Map for a plain literal pattern: the same matches, found by FindLiteral.
+  // Map for a plain literal pattern: the same pairs, (literal, "1") once per
+  // match, counted by CountLiteral and handed on in one call.
   void MapLiteral(std::string_view text, Emitter& out) const {
-    const char* p = text.data();
-    const char* const end = p + text.size();
-    while (const char* m = FindLiteral(p, end, literal_)) {
-      out.Emit(literal_, "1");
-      p = m + literal_.size();
-    }
+    out.EmitRepeated(literal_, "1", CountLiteral(text.data(), text.data() + text.size(), literal_));
   }
 
   // Called once per match, in bytewise order: emits (match, sum). Also the

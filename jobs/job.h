@@ -52,6 +52,13 @@ class Emitter {
  public:
   virtual ~Emitter() = default;
   virtual void Emit(std::string_view key, std::string_view value) = 0;
+  // Emit(key, value) `n` times (nothing when n <= 0): the same pairs, for a
+  // Map that finds one key many times in a block of lines (Grep's literal).
+  // The map task's emitter counts them into its count table at once instead
+  // of once per pair (worker/task_runner.cc). Default: a loop over Emit.
+  virtual void EmitRepeated(std::string_view key, std::string_view value, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) Emit(key, value);
+  }
 };
 
 // The values of one key, consumed once, in no defined order.

@@ -480,18 +480,18 @@ Result<std::unique_ptr<MapOutputBuffer>> MapOutputBuffer::Create(const MapOutput
     return Status::InvalidArgument("spill_dir '" + options.spill_dir + "' is not a directory");
   }
   auto impl = std::make_unique<Impl>(options);
-  if (impl->compressor.cctx == nullptr) return Status::Internal("ZSTD_createCCtx failed");
+  if (!impl->compressor.ok()) return Status::Internal("ZSTD_createCCtx failed");
   return std::unique_ptr<MapOutputBuffer>(new MapOutputBuffer(std::move(impl)));
 }
 
 MapOutputBuffer::MapOutputBuffer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) { SyncTable(); }
 
 bool MapOutputBuffer::CountNewKey(std::string_view key, std::string_view value, int64_t n,
-                                  uint64_t hash, Status* status) {
+                                  int64_t repeat, uint64_t hash, Status* status) {
   Impl& m = *impl_;
   if (m.AddAllowed(key, value)) {
-    counted_records_++;
-    counted_bytes_ += static_cast<int64_t>(key.size() + value.size());
+    counted_records_ += repeat;
+    counted_bytes_ += repeat * static_cast<int64_t>(key.size() + value.size());
     *status = m.CountNewKey(CountTable::kAnyPartition, key, value, n, hash);
   } else {
     *status = m.CheckAdd(key, value);

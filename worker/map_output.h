@@ -75,6 +75,8 @@ using PartitionFn = std::function<int(std::string_view key)>;
 struct MapOutputOptions {
   int partitions = 1;                        // ≥ 1
   int64_t sort_buffer_bytes = 128 << 20;     // memory for buffered records (or counts)
+  // zstd level of the segments and runs; 0 (internal::kStoredLevel): zstd
+  // frames of stored blocks, not compressed (MapTaskSpec::map_output_zstd_level).
   int zstd_level = 1;
   CombineFn combiner;                        // empty = no combiner
   // The combiner emits, for each key, exactly one record: the key and the
@@ -115,17 +117,21 @@ class MapOutputBuffer {
   // knows (CountTable::Increment reads up to 8 bytes from key.data() then);
   // nullptr: at the key's end. REQUIRES: key.data() + key.size() <=
   // readable_end.
+  // `repeat`: the record `repeat` times over (Emitter::EmitRepeated), one
+  // lookup for all of them. REQUIRES: repeat >= 1.
   bool TryCount(std::string_view key, std::string_view value, Status* status,
-                const char* readable_end = nullptr) {
+                const char* readable_end = nullptr, int64_t repeat = 1) {
     if (table_ == nullptr || value.size() != 1 || value[0] < '0' || value[0] > '9') return false;
-    const int64_t n = value[0] - '0';
+    // Counts add modulo 2^64, as the combiner's sums wrap (jobs::SumCounts).
+    const int64_t n = static_cast<int64_t>(static_cast<uint64_t>(value[0] - '0') *
+                                           static_cast<uint64_t>(repeat));
     if (readable_end == nullptr) readable_end = key.data() + key.size();
     uint64_t hash;
     if (!table_->Increment(CountTable::kAnyPartition, key, readable_end, n, &hash)) {
-      return CountNewKey(key, value, n, hash, status);
+      return CountNewKey(key, value, n, repeat, hash, status);
     }
-    counted_records_++;
-    counted_bytes_ += static_cast<int64_t>(key.size()) + 1;
+    counted_records_ += repeat;
+    counted_bytes_ += repeat * (static_cast<int64_t>(key.size()) + 1);
     return true;
   }
 
@@ -148,8 +154,8 @@ class MapOutputBuffer {
   // buffer does not count (no sum_counts, counting stopped, failed, finished).
   void SyncTable();
   // TryCount's key that the table does not hold (out of line).
-  bool CountNewKey(std::string_view key, std::string_view value, int64_t n, uint64_t hash,
-                   Status* status);
+  bool CountNewKey(std::string_view key, std::string_view value, int64_t n, int64_t repeat,
+                   uint64_t hash, Status* status);
   std::unique_ptr<Impl> impl_;
   CountTable* table_ = nullptr;
   int64_t counted_records_ = 0;  // TryCount's records and their bytes, for Finish's stats

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -98,9 +99,60 @@ inline int CompareBytes(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
-// A compression context and its buffers, reused frame after frame.
+// Level 0: frames of stored (raw) blocks, no compression (StoredFrame).
+inline constexpr int kStoredLevel = 0;
+
+// A zstd frame whose blocks are stored, not compressed (RFC 8878 §3.1.1:
+// Raw_Block), with the content checksum (XXH64's low 32 bits) that zstd's
+// own frames carry, so any zstd decoder reads it and still detects flipped
+// bytes. Written by hand because zstd has no level that stores: level 1
+// costs 0.35 CPU-s per 64 MiB of sorted text, and storing cut a 1 GiB Sort's
+// workers from 19.6 to 15.0 CPU-s (docs/benchmarks.md, "Grep and Sort, issue
+// 29 item 4").
+class StoredFrame {
+ public:
+  // Largest block: the frame's window (2^17 bytes, its header says).
+  static constexpr size_t kMaxBlock = size_t{1} << 17;
+
+  StoredFrame() : state_(XXH64_createState()) {}
+  ~StoredFrame() { XXH64_freeState(state_); }
+  StoredFrame(const StoredFrame&) = delete;
+  StoredFrame& operator=(const StoredFrame&) = delete;
+
+  // Starts a frame: its header goes to *out.
+  void Begin(std::string* out) {
+    XXH64_reset(state_, 0);
+    // Magic 0xFD2FB528; descriptor 0x04: no content size, not a single
+    // segment, checksum on, no dictionary; window 2^(10 + 7) bytes.
+    static constexpr char kHeader[] = {'\x28', '\xb5', '\x2f', '\xfd', '\x04', '\x38'};
+    out->append(kHeader, sizeof kHeader);
+  }
+  // The header of a block holding `data` (at most kMaxBlock bytes, which
+  // the caller writes after it); last: the frame's last block.
+  void BlockHeader(std::string_view data, bool last, std::string* out) {
+    XXH64_update(state_, data.data(), data.size());
+    const uint32_t h = static_cast<uint32_t>(data.size() << 3) | (last ? 1u : 0u);  // type 0: raw
+    const char header[3] = {static_cast<char>(h), static_cast<char>(h >> 8), static_cast<char>(h >> 16)};
+    out->append(header, 3);
+  }
+  // Ends the frame (after a last block): the checksum goes to *out.
+  void End(std::string* out) {
+    const uint32_t c = static_cast<uint32_t>(XXH64_digest(state_));
+    const char bytes[4] = {static_cast<char>(c), static_cast<char>(c >> 8), static_cast<char>(c >> 16),
+                           static_cast<char>(c >> 24)};
+    out->append(bytes, 4);
+  }
+
+ private:
+  XXH64_state_t* state_;
+};
+
+// A compression context and its buffers, reused frame after frame. Level
+// kStoredLevel stores (StoredFrame) and needs no zstd context.
 struct Compressor {
-  explicit Compressor(int level) : cctx(ZSTD_createCCtx()), out(ZSTD_CStreamOutSize()) {
+  explicit Compressor(int level)
+      : level(level), cctx(level == kStoredLevel ? nullptr : ZSTD_createCCtx()),
+        out(ZSTD_CStreamOutSize()) {
     if (cctx != nullptr) {
       ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
       ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);  // detects flipped bytes
@@ -109,10 +161,14 @@ struct Compressor {
   ~Compressor() { ZSTD_freeCCtx(cctx); }
   Compressor(const Compressor&) = delete;
   Compressor& operator=(const Compressor&) = delete;
+  bool ok() const { return level == kStoredLevel || cctx != nullptr; }
 
+  int level;
   ZSTD_CCtx* cctx;
   std::string batch;
   std::vector<char> out;
+  StoredFrame stored;
+  std::string headers;  // a stored frame's headers before their bytes
 };
 
 // Writes one segment through a borrowed Compressor. A segment with no
@@ -131,9 +187,11 @@ class FrameWriter {
       return Status::InvalidArgument("map output key or value over 4 GiB");
     }
     if (!started_) {
-      if (c_->cctx == nullptr) return status_ = Status::Internal("ZSTD_createCCtx failed");
-      ZSTD_CCtx_reset(c_->cctx, ZSTD_reset_session_only);
+      if (!c_->ok()) return status_ = Status::Internal("ZSTD_createCCtx failed");
+      if (c_->cctx != nullptr) ZSTD_CCtx_reset(c_->cctx, ZSTD_reset_session_only);
       c_->batch.clear();
+      c_->headers.clear();
+      if (c_->cctx == nullptr) c_->stored.Begin(&c_->headers);
       started_ = true;
     }
     char header[10];
@@ -168,6 +226,7 @@ class FrameWriter {
 
  private:
   Status Push(std::string_view data, ZSTD_EndDirective directive) {
+    if (c_->cctx == nullptr) return PushStored(data, directive == ZSTD_e_end);
     ZSTD_inBuffer in{data.data(), data.size(), 0};
     for (;;) {
       ZSTD_outBuffer out{c_->out.data(), c_->out.size(), 0};
@@ -180,6 +239,30 @@ class FrameWriter {
       bool done = directive == ZSTD_e_end ? remaining == 0 : in.pos == in.size;
       if (done) return Status::OK();
     }
+  }
+
+  // Push for kStoredLevel: `data` as blocks of at most kMaxBlock bytes,
+  // each written after its header; `end` closes the frame (an empty last
+  // block when `data` is empty).
+  Status PushStored(std::string_view data, bool end) {
+    if (data.empty() && !end) return Status::OK();
+    std::string& headers = c_->headers;
+    do {
+      const std::string_view block = data.substr(0, StoredFrame::kMaxBlock);
+      data.remove_prefix(block.size());
+      const bool last = end && data.empty();
+      c_->stored.BlockHeader(block, last, &headers);
+      MR_RETURN_IF_ERROR(WriteAll(fd_, headers.data(), headers.size(), path_));
+      MR_RETURN_IF_ERROR(WriteAll(fd_, block.data(), block.size(), path_));
+      info_.compressed_bytes += static_cast<int64_t>(headers.size() + block.size());
+      headers.clear();
+    } while (!data.empty());
+    if (!end) return Status::OK();
+    c_->stored.End(&headers);
+    MR_RETURN_IF_ERROR(WriteAll(fd_, headers.data(), headers.size(), path_));
+    info_.compressed_bytes += static_cast<int64_t>(headers.size());
+    headers.clear();
+    return Status::OK();
   }
 
   Compressor* c_;

@@ -61,6 +61,13 @@ class PartitionedOutput final : public jobs::Emitter {
     if (!s.ok()) status_ = std::move(s);
   }
 
+  // One count-table lookup for all n pairs when the buffer counts.
+  void EmitRepeated(std::string_view key, std::string_view value, int64_t n) override {
+    if (n <= 0 || !status_.ok()) return;
+    if (buffer_->TryCount(key, value, &status_, /*readable_end=*/nullptr, n)) return;
+    for (int64_t i = 0; i < n && status_.ok(); ++i) Emit(key, value);
+  }
+
   // The first error of Add.
   const Status& status() const { return status_; }
 
@@ -248,6 +255,7 @@ Result<MapTaskResult> MapTask(const MapTaskSpec& spec, const jobs::LineReader::R
   MapOutputOptions options;
   options.partitions = spec.reducers;
   options.sort_buffer_bytes = spec.sort_buffer_bytes;
+  options.zstd_level = spec.map_output_zstd_level;
   options.spill_dir = spec.work_dir;
   options.partition = [&job, reducers = spec.reducers](std::string_view key) {
     return job->Partition(key, reducers);

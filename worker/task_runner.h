@@ -60,6 +60,14 @@ struct MapTaskSpec {
   // Memory for buffered map output before a spill. Default: 128 MiB
   // (config.h JobOptions::sort_buffer_bytes).
   int64_t sort_buffer_bytes = 128 << 20;
+  // zstd level of the map output and its runs (1-19), or 0: zstd frames of
+  // stored blocks, not compressed (checksummed; any zstd decoder reads
+  // them), as Hadoop leaves map output by default
+  // (mapreduce.map.output.compress). A reduce in another datacenter gets it
+  // compressed at cluster.inter_dc_zstd_level all the same. Storing cut a
+  // 1 GiB Sort's workers from 19.6 to 15.0 CPU-s on one machine
+  // (docs/benchmarks.md, "Grep and Sort, issue 29 item 4"). Default: 0.
+  int map_output_zstd_level = 0;
   // A job whose combiner sums counts (jobs::CombinerKind::kSumCounts) counts
   // in a hash table (MapOutputOptions::sum_counts). false sorts and combines
   // every pair instead: the same output, slower; for tests and benchmarks.

@@ -156,12 +156,13 @@ TEST_F(JobIntegrationTest, RecordsFilteringPercentagesAndTraffic) {
     const json& sh = (*r)["shuffle_bytes"];
     const int64_t fetched = sh["local"].get<int64_t>() + sh["same_dc"].get<int64_t>() + sh["other_dc"].get<int64_t>();
     // Wire bytes include framing, but segments fetched across datacenters
-    // are recompressed (cluster.inter_dc_zstd_level 3): those may be
-    // smaller than stored, by well under a quarter for text and DNA.
+    // are recompressed (cluster.inter_dc_zstd_level 3) from the mapper's
+    // stored, uncompressed frames (since issue 29): those shrink, text and
+    // DNA to about a third (here 0.56-0.63 of all fetched bytes together).
     if (sh["other_dc"].get<int64_t>() == 0) {
       EXPECT_GE(fetched, (*r)["map_output_bytes"].get<int64_t>());
     } else {
-      EXPECT_GE(fetched, (*r)["map_output_bytes"].get<int64_t>() * 3 / 4);
+      EXPECT_GE(fetched, (*r)["map_output_bytes"].get<int64_t>() / 4);
     }
     EXPECT_EQ((*r)["inter_dc_bytes"].get<int64_t>(),
               (*r)["map_input_bytes"]["other_dc"].get<int64_t>() + sh["other_dc"].get<int64_t>() +

@@ -281,6 +281,31 @@ TEST(GrepTest, LiteralPatternsMatchAsTheRegexDoes) {
   EXPECT_EQ(Keys(MapLines(*dot, {"axb a.b"})), (Strings{"axb", "a.b"}));
 }
 
+// Grep's literal over a block of text (MapLines) emits one ("literal", "1")
+// per non-overlapping match, leftmost first: the count a std::string::find
+// loop that resumes after each match gives. Random text from a small
+// alphabet, long enough for many 16-byte chunks; needles that overlap
+// themselves ("aa", "aba") and longer than 3 bytes (checked between).
+TEST(GrepTest, LiteralCountIsAFindLoopsCount) {
+  std::mt19937_64 rng(4);
+  for (const char* literal : {"a", "aa", "aaa", "aba", "the", "ab", "abaab", "thethe", "a ba", "b a b a b"}) {
+    auto job = Make("grep", {{"pattern", literal}});
+    for (int round = 0; round < 40; ++round) {
+      std::string text(rng() % 3000, '\0');
+      for (char& c : text) c = "abthe "[rng() % (round % 2 ? 6 : 3)];
+      const std::string needle = literal;
+      size_t want = 0;
+      for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) {
+        ++want;
+      }
+      CollectEmitter out;
+      job->MapLines(text, LineInfo{"f", 0, true}, out);
+      ASSERT_EQ(out.pairs.size(), want) << literal << " in " << text;
+      for (const auto& [key, value] : out.pairs) ASSERT_TRUE(key == needle && value == "1");
+    }
+  }
+}
+
 // A job that lets the map task pass many lines at once (MapKind other than
 // kLines) must emit from MapLines exactly what Map emits line by line:
 // random lines (words, separators, bytes >= 0x80, runs long enough to cross

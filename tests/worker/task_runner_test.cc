@@ -400,6 +400,11 @@ TEST_F(TaskRunnerTest, MapsOverBlocksOfLinesMatchRunLocalAndCountTheSameLines) {
     const MapTaskResult counted = MapOne("wordcount", {}, 2, text_, splits[m], 1 << 20, work + "-wc");
     EXPECT_EQ(blocks.records_in, by_line.records_in) << "split " << m;
     EXPECT_EQ(blocks.input_bytes, by_line.input_bytes) << "split " << m;
+    // A block's matches go into the count table at once (EmitRepeated),
+    // counted as the pairs they are.
+    EXPECT_EQ(blocks.records_out, by_line.records_out) << "split " << m;
+    EXPECT_EQ(blocks.raw_output_bytes, by_line.raw_output_bytes) << "split " << m;
+    EXPECT_EQ(blocks.combine_records_in, by_line.combine_records_in) << "split " << m;
     EXPECT_EQ(counted.records_in, by_line.records_in) << "split " << m;
     EXPECT_EQ(counted.input_bytes, by_line.input_bytes) << "split " << m;
     EXPECT_EQ(ReadFile(blocks.output_path), ReadFile(by_line.output_path)) << "split " << m;
