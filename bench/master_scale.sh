@@ -8,7 +8,7 @@
 #                         [--maps 100000] [--jobs 50] [--reducers 5] [--heartbeat-ms 3000]
 #                         [--window-s 60] [--warmup-s 10] [--map-ms 20000] [--perf]
 #   bench/master_scale.sh --namespace [--files 1000000] [--blocks-per-file 10]
-#                         [--ns-workers 200] [--ops 20000]
+#                         [--ns-workers 200] [--ops 20000] [--build-clients N]
 #   bench/master_scale.sh --join [--workers "500 1000"] [--heartbeat-ms 3000]
 #                         [--baseline-master OTHER/mr-master]
 #
@@ -30,7 +30,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MR_BUILD_DIR:-$ROOT/build}"
 workers="500 1000 2000 4000 8000" policies="fifo fair joss-t"
 maps=100000 jobs=50 reducers=5 hb=3000 window=60 warmup=10 map_ms=20000 perf=0
-namespace=0 files=1000000 bpf=10 ns_workers=200 ops=20000 join=0 baseline=
+namespace=0 files=1000000 bpf=10 ns_workers=200 ops=20000 join=0 baseline= build_clients=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workers) workers="$2"; shift 2 ;;
@@ -50,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --blocks-per-file) bpf="$2"; shift 2 ;;
     --ns-workers) ns_workers="$2"; shift 2 ;;
     --ops) ops="$2"; shift 2 ;;
+    --build-clients) build_clients="$2"; shift 2 ;;
     *) echo "master_scale: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -99,7 +100,7 @@ if (( namespace )); then
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   line="$("$BUILD/bench/master_scale" namespace --config "$WORK/cluster.toml" \
     --master "$BUILD/master/mr-master" --log "$WORK/master.log" --workers "$ns_workers" \
-    --files "$files" --blocks-per-file "$bpf" --ops "$ops")"
+    --files "$files" --blocks-per-file "$bpf" --ops "$ops" ${build_clients:+--build-clients "$build_clients"})"
   echo "$line" | jq -c --arg load "$load" --arg cores "$(nproc)" '. + {load_before: $load, cores: $cores}' |
     tee -a "$OUT/master_scale_ns.jsonl"
   exit 0

@@ -80,8 +80,9 @@ Result<std::unique_ptr<Namespace>> Namespace::Open(const std::string& dir) {
       return Status::Corruption("namespace database: unparseable inode under key '" +
                                 it->key().ToString(true) + "'");
     }
-    ns->nodes_.emplace(it->key().ToString().substr(1),
-                       Stored{inode.kind() == pb::INode::DIR, it->value().ToString()});
+    const bool dir = inode.kind() == pb::INode::DIR;
+    ns->files_ += !dir;
+    ns->nodes_.emplace(it->key().ToString().substr(1), Stored{dir, it->value().ToString()});
   }
   std::string hwm;
   s = ns->db_->Get(rocksdb::ReadOptions(), kBlockIdKey, &hwm);
@@ -125,8 +126,18 @@ Status Namespace::Write(const std::vector<std::pair<std::string, const pb::INode
   for (const auto& key : deletes) batch.Delete(kNodePrefix + key);
   for (size_t i = 0; i < puts.size(); ++i) batch.Put(kNodePrefix + puts[i].first, values[i].bytes);
   MR_RETURN_IF_ERROR(log_->Commit());
-  for (const auto& key : deletes) nodes_.erase(key);
-  for (size_t i = 0; i < puts.size(); ++i) nodes_[puts[i].first] = std::move(values[i]);
+  for (const auto& key : deletes) {
+    auto it = nodes_.find(key);
+    if (it == nodes_.end()) continue;
+    files_ -= !it->second.dir;
+    nodes_.erase(it);
+  }
+  for (size_t i = 0; i < puts.size(); ++i) {
+    auto [slot, added] = nodes_.try_emplace(puts[i].first);
+    if (!added) files_ -= !slot->second.dir;  // replaced
+    files_ += !values[i].dir;
+    slot->second = std::move(values[i]);
+  }
   return Status::OK();
 }
 
@@ -347,10 +358,6 @@ Result<std::vector<pb::KnownWorker>> Namespace::Workers() const {
   return out;
 }
 
-int64_t Namespace::file_count() const {
-  int64_t n = 0;
-  for (const auto& [key, stored] : nodes_) n += !stored.dir;
-  return n;
-}
+int64_t Namespace::file_count() const { return files_; }
 
 }  // namespace mr::dfs

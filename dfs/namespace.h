@@ -125,6 +125,7 @@ class Namespace {
   // Calls fn(path, inode) for every file.
   void ForEachFile(const std::function<void(const std::string&, const pb::INode&)>& fn) const;
 
+  // Files in the namespace (kept as they change: O(1)).
   int64_t file_count() const;
 
   // Membership, beside the namespace in the same database: the workers the
@@ -153,6 +154,7 @@ class Namespace {
     pb::INode Parse() const;
   };
   std::map<std::string, Stored> nodes_;  // key: parent + '\0' + name
+  int64_t files_ = 0;                     // entries of nodes_ that are files
   uint64_t next_block_id_ = 1;
   uint64_t block_id_limit_ = 0;               // persisted high-water mark
 };

@@ -59,7 +59,7 @@ Status Master::Stat(const pb::LocateRequest& req, pb::StatReply* reply) {
                                            req.reader_datacenter(), req.reader_rack(), b.id())) {
       *lb->add_replicas() = Location(node);
     }
-    for (const auto& node : SortByDistance(it->second.corrupt, req.reader_node(),
+    for (const auto& node : SortByDistance(Corrupt(it->first, it->second), req.reader_node(),
                                            req.reader_datacenter(), req.reader_rack(), b.id())) {
       *lb->add_corrupt_replicas() = Location(node);
     }
@@ -292,7 +292,7 @@ Status Master::CompleteBlock(const pb::CompleteBlockRequest& req) {
   b.bytes = req.bytes();
   for (const auto& node : req.replicas()) {
     auto w = workers_.find(node);
-    if (w != workers_.end() && w->second->live) AddReplica(req.block_id(), node);
+    if (w != workers_.end() && w->second->live) AddReplica(req.block_id(), b, *w->second);
   }
   pb::BlockRef* ref = lease->inode.add_blocks();
   ref->set_id(req.block_id());

@@ -277,8 +277,8 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
     w.disk_problem = req.disk_problem();
   }
   for (const auto& b : req.received()) {
-    if (blocks_.count(b.id())) {
-      AddReplica(b.id(), w.info.id());
+    if (auto it = blocks_.find(b.id()); it != blocks_.end()) {
+      AddReplica(b.id(), it->second, w);
     } else {
       reply->add_delete_blocks(b.id());
     }
@@ -299,21 +299,6 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
   w.pending_repairs.clear();
   jobs_->Heartbeat(req, reply);
   return Status::OK();
-}
-
-void Master::MarkDead(WorkerState& w) {
-  for (uint64_t id : w.blocks) {
-    auto it = blocks_.find(id);
-    if (it == blocks_.end()) continue;
-    it->second.replicas.Remove(w.info.id());
-    it->second.corrupt.Remove(w.info.id());
-  }
-  w.blocks.clear();
-  w.pending_deletes.clear();
-  w.pending_transfers.clear();
-  w.pending_repairs.clear();
-  w.live = false;
-  jobs_->WorkerLost(w.info.id());
 }
 
 awaitable<void> Master::Tick() {
@@ -348,14 +333,19 @@ awaitable<void> Master::PolicyTick() {
 void Master::CheckLiveness() {
   const auto limit = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
+  std::vector<WorkerState*> dead;
   for (auto& [id, w] : workers_) {
     if (w->live && Now() - w->last_heartbeat > limit) {
       spdlog::warn("worker {} declared dead: no heartbeat for {} ms; the other workers let go of "
                    "their transfers to it at their next heartbeat", id, limit.count());
-      MarkDead(*w);
-      w->declared_dead = true;
-      MemberChanged(*w);  // every worker's next heartbeat carries it
+      dead.push_back(w.get());
     }
+  }
+  if (dead.empty()) return;
+  MarkDead(dead);
+  for (WorkerState* w : dead) {
+    w->declared_dead = true;
+    MemberChanged(*w);  // every worker's next heartbeat carries it
   }
 }
 
@@ -370,7 +360,7 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
     ws->set_admin_state(st.admin_state);
     *ws->mutable_worker() = st.info;
     ws->set_live(st.live);
-    ws->set_blocks(static_cast<int64_t>(st.blocks.size()));
+    ws->set_blocks(st.block_count);
     ws->set_used_bytes(st.used_bytes);
     ws->set_free_bytes(st.free_bytes);
     ws->set_disk_problem(st.disk_problem);
@@ -387,9 +377,7 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
   for (const auto& [id, b] : blocks_) {
     if (!b.complete) continue;
     ++complete;
-    int in_service = 0;  // copies on decommissioning workers do not count
-    for (const auto& n : b.replicas) in_service += !Draining(n);
-    under += in_service < b.replication;
+    under += InService(b) < b.replication;  // copies on decommissioning workers do not count
   }
   reply->set_files(namespace_->file_count());
   reply->set_blocks(complete);
@@ -399,41 +387,7 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
 
 // ---------------------------------------------------------------- replicas
 
-void Master::AddReplica(uint64_t block, const std::string& node) {
-  BlockState& b = blocks_.at(block);
-  b.corrupt.Remove(node);
-  if (b.corrupt.empty()) b.repair_rounds = 0;
-  if (!b.replicas.Contains(node)) {
-    b.replicas.push_back(node);
-    jobs_->ReplicaAdded(block, node);
-  }
-  workers_.at(node)->blocks.insert(block);
-}
-
-void Master::RemoveReplica(uint64_t block, const std::string& node) {
-  auto it = blocks_.find(block);
-  if (it != blocks_.end()) {
-    it->second.replicas.Remove(node);
-    it->second.corrupt.Remove(node);
-  }
-  if (auto w = workers_.find(node); w != workers_.end()) w->second->blocks.erase(block);
-}
-
-// Drops blocks from the map and tells their holders to delete them.
-void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
-  for (uint64_t id : ids) {
-    auto it = blocks_.find(id);
-    if (it == blocks_.end()) continue;
-    std::vector<std::string> holders = it->second.replicas.Names();
-    holders.insert(holders.end(), it->second.corrupt.begin(), it->second.corrupt.end());
-    for (const auto& node : holders) {
-      WorkerState& w = *workers_.at(node);
-      w.blocks.erase(id);
-      w.pending_deletes.push_back(id);
-    }
-    blocks_.erase(it);
-  }
-}
+// AddReplica, RemoveReplica, ForgetBlocks and MarkDead are in block_map.cc.
 
 // A reader found a bad chunk in a replica: kept as corrupt, repaired later.
 Status Master::BadReplica(const pb::BadReplicaRequest& req) {

@@ -47,6 +47,7 @@
 #include "master/clock.h"
 #include "master/job_tracker.h"
 #include "master/metrics.h"
+#include "master/replica_list.h"
 
 namespace mr::master {
 
@@ -72,6 +73,7 @@ class Master {
  private:
   struct WorkerState;
   struct BlockState;
+  struct BlockTrouble;
   struct Lease;
   // Time points of the master's rules, read through clock_ (clock.h).
   using Steady = std::chrono::steady_clock;
@@ -87,11 +89,22 @@ class Master {
   void ExpireLeases();
   void ScheduleReplication();
   void TrimReplicas(uint64_t id, BlockState& b);
-  void CopyFailed(uint64_t id, BlockState& b, Steady::time_point now);
+  void OrderCopy(uint64_t id, BlockState& b, int counted, std::vector<dfs::PlacementNode>& nodes,
+                 Steady::time_point now);
+  void CopyFailed(uint64_t id, const BlockTrouble& t, Steady::time_point now);
+  // The side state of a troubled block (replica_repair.cc): Trouble makes
+  // it; FindTrouble and Corrupt read it (null, or an empty list, when the
+  // block has none); DropTroubleIfIdle removes it once it says nothing a
+  // missing entry would not.
+  BlockTrouble& Trouble(uint64_t id, BlockState& b);
+  const BlockTrouble* FindTrouble(uint64_t id, const BlockState& b) const;
+  BlockTrouble* FindTrouble(uint64_t id, const BlockState& b);
+  const ReplicaList& Corrupt(uint64_t id, const BlockState& b) const;
+  void DropTroubleIfIdle(uint64_t id, BlockState& b, Steady::time_point now);
   // Corrupt replicas (replica_repair.cc).
   void ScheduleRepairs();
   void NoteCorrupt(uint64_t block, const std::string& node, const std::string& why);
-  int CountedReplicas(const BlockState& b) const;
+  int CountedReplicas(uint64_t id, const BlockState& b) const;
   // Membership (membership.cc).
   Status Admit(const pb::RegisterRequest& req) const;
   WorkerState& KnowWorker(const pb::KnownWorker& known);
@@ -113,12 +126,15 @@ class Master {
                    google::protobuf::RepeatedPtrField<std::string>* dead) const;
   Status Decommission(const std::string& id, bool drain);
   void CheckDecommissions();
-  // Whether `node` is decommissioning or decommissioned (its copies do not
-  // count). Asked for every replica of every block on each tick: false at
-  // once while no worker is (draining_workers_).
+  std::vector<int64_t> BlocksWaiting(const std::vector<WorkerState*>& draining) const;
   bool Draining(const std::string& node) const;
+  // Draining by worker number (draining_), and what keeps it current.
+  bool DrainingNumber(NodeNum n) const;
+  void NoteAdminState(const WorkerState& w);
   // Every change of a worker's admin_state goes through here.
   void SetAdminState(WorkerState& w, std::string state);
+  // `b`'s good copies on in-service workers.
+  int InService(const BlockState& b) const;
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
@@ -150,10 +166,13 @@ class Master {
   void SetDfsGauges(const WorkerState& w, const prometheus::Labels& labels);
 
   // State helpers.
-  void AddReplica(uint64_t block, const std::string& node);
+  // `w` holds a good copy of `block` (no longer a corrupt one).
+  void AddReplica(uint64_t block, BlockState& b, WorkerState& w);
   void RemoveReplica(uint64_t block, const std::string& node);
   void ForgetBlocks(const std::vector<uint64_t>& blocks);
-  void MarkDead(WorkerState& w);
+  // Forgets what the workers held (they died, or restarted): one pass over
+  // the block map for all of them.
+  void MarkDead(const std::vector<WorkerState*>& dead);
   // Live workers that can write: the candidates for new blocks and copies.
   std::vector<dfs::PlacementNode> LiveNodes() const;
   pb::ReplicaLocation Location(const std::string& node) const;
@@ -181,9 +200,11 @@ class Master {
   std::unique_ptr<JobTracker> jobs_;
   std::mt19937_64 rng_;
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
-  int draining_workers_ = 0;  // workers whose admin_state is not empty
+  std::vector<bool> draining_;  // by NodeNum: the worker's admin_state is not ""
   std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
   absl::flat_hash_map<uint64_t, BlockState> blocks_;
+  // The blocks being copied or repaired (BlockState::troubled): a few.
+  absl::flat_hash_map<uint64_t, BlockTrouble> troubled_;
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids

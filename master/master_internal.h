@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <absl/container/flat_hash_set.h>
-
 #include "master/master.h"
 #include "master/replica_list.h"
 
@@ -20,7 +18,11 @@ struct Master::WorkerState {
   bool live = false;
   Steady::time_point last_heartbeat;
   int64_t used_bytes = 0;
-  absl::flat_hash_set<uint64_t> blocks;  // the blocks it holds (a good or a corrupt copy)
+  NodeNum number = 0;                   // NodeNumber(info.id()), in ReplicaLists
+  // The blocks it holds (a good or a corrupt copy). The blocks themselves
+  // are found by a pass over the block map (MarkDead, CheckDecommissions):
+  // a set per worker would cost ~50 bytes a block (issue 29).
+  int64_t block_count = 0;
   std::vector<uint64_t> pending_deletes;
   std::vector<pb::TransferCommand> pending_transfers;
   int64_t free_bytes = -1;              // from its last heartbeat
@@ -37,11 +39,21 @@ struct Master::WorkerState {
 };
 
 // One per block the master knows: millions, so kept small (issue 29):
-// worker ids as numbers (replica_list.h), in a flat hash map.
+// worker ids as 16-bit numbers (replica_list.h), 24 bytes in a flat hash
+// map. What only a troubled block needs (corrupt copies, a copy in flight,
+// retry times) lives in BlockTrouble, in a side map of those few blocks.
 struct Master::BlockState {
-  static constexpr uint32_t kNoCopy = UINT32_MAX;
   int64_t bytes = 0;
   ReplicaList replicas;                 // live nodes holding a good copy
+  int16_t replication = 1;
+  bool complete = false;                // part of a file in the namespace
+  bool troubled = false;                // has an entry in troubled_
+};
+
+// The state of a block being copied or repaired (troubled_): created when a
+// copy is ordered or a corrupt copy noted, dropped once idle (TroubleIdle).
+struct Master::BlockTrouble {
+  static constexpr uint32_t kNoCopy = UINT32_MAX;
   // Live nodes holding a quarantined copy (a bad chunk): never counted as
   // good, kept as a source of last resort, repaired in place, and deleted
   // only once `replication` good copies exist (replica_repair.cc).
@@ -50,9 +62,7 @@ struct Master::BlockState {
   Steady::time_point repair_retry;       // no new repair ordered before this
   // The last copy ordered (its NodeNumber), while still under-replicated.
   uint32_t copy_target = kNoCopy;
-  int16_t replication = 1;
   int16_t repair_rounds = 0;            // repairs ordered since `corrupt` was last empty
-  bool complete = false;                // part of a file in the namespace
 };
 
 struct Master::Lease {

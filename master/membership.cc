@@ -76,14 +76,13 @@ Status Agree(const std::string& worker, const char* key, const T& theirs, const 
 }  // namespace
 
 bool Master::Draining(const std::string& node) const {
-  if (draining_workers_ == 0) return false;  // the common case: a hash lookup per replica saved
   auto it = workers_.find(node);
   return it != workers_.end() && !it->second->admin_state.empty();
 }
 
 void Master::SetAdminState(WorkerState& w, std::string state) {
-  draining_workers_ += static_cast<int>(!state.empty()) - static_cast<int>(!w.admin_state.empty());
   w.admin_state = std::move(state);
+  NoteAdminState(w);
 }
 
 // Makes a worker known (not live): at start for the stored ones and the
@@ -96,6 +95,7 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
     worker_order_.insert(std::upper_bound(worker_order_.begin(), worker_order_.end(), id, NaturalLess), id);
   }
   slot->info = known.info();
+  slot->number = NodeNumber(id);
   SetAdminState(*slot, known.admin_state());
   MembershipChanged(*slot);
   jobs_->AddWorker(known.info());
@@ -199,7 +199,14 @@ Status Master::Admit(const pb::RegisterRequest& req) const {
     }
   }
   auto it = workers_.find(id);
-  if (it == workers_.end()) return Status::OK();
+  if (it == workers_.end()) {
+    if (!FindNodeNumber(id) && NodeCount() >= kMaxNodes) {
+      return Status::FailedPrecondition("worker '" + id + "' would be the master's " +
+                                        std::to_string(kMaxNodes + 1) +
+                                        "th worker id, past its limit (replica_list.h)");
+    }
+    return Status::OK();
+  }
   const WorkerState& known = *it->second;
   if (known.live && known.info.address() != wi.address()) {
     const int64_t dead_ms =
@@ -228,7 +235,7 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   auto it = workers_.find(id);
   const bool fresh = it == workers_.end();
   WorkerState* state = fresh ? nullptr : it->second.get();
-  if (state && state->live) MarkDead(*state);  // a restarted worker: forget what it held before
+  if (state && state->live) MarkDead({state});  // a restarted worker: forget what it held before
   if (state && state->declared_dead) {  // back (a frozen worker thawed): the others use it again
     state->declared_dead = false;
     MemberChanged(*state);
@@ -251,13 +258,13 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   w.used_bytes = req.used_bytes();
   int known = 0;
   for (const auto& b : req.blocks()) {
-    auto bit = blocks_.find(b.id());
-    if (bit == blocks_.end()) {
+    auto it = blocks_.find(b.id());
+    if (it == blocks_.end()) {
       reply->add_delete_blocks(b.id());  // not in the namespace: an orphan
       continue;
     }
     ++known;
-    AddReplica(b.id(), w.info.id());
+    AddReplica(b.id(), it->second, w);
   }
   for (const auto& b : req.quarantined_blocks()) {
     if (!blocks_.count(b.id())) {
@@ -296,7 +303,7 @@ Status Master::Decommission(const std::string& id, bool drain) {
   if (drain) {
     spdlog::info("worker {} is decommissioning: no new blocks or tasks go there; its {} blocks are "
                  "copied to other workers",
-                 id, w.blocks.size());
+                 id, w.block_count);
   } else {
     spdlog::info("worker {} is recommissioned ({} before): it takes blocks and tasks again", id,
                  before);
@@ -309,18 +316,19 @@ Status Master::Decommission(const std::string& id, bool drain) {
 void Master::CheckDecommissions() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
-  const bool settled = Now() - started_ >= grace;  // block reports are in
+  if (Now() - started_ < grace) return;  // block reports are not all in yet
+  std::vector<WorkerState*> draining;
   for (const auto& id : worker_order_) {
     WorkerState& w = *workers_.at(id);
-    if (w.admin_state != "decommissioning" || !settled) continue;
-    int waiting = 0;
-    for (uint64_t block : w.blocks) {
-      auto b = blocks_.find(block);
-      if (b == blocks_.end()) continue;
-      waiting += !b->second.complete || CountedReplicas(b->second) < b->second.replication;
-    }
+    if (w.admin_state == "decommissioning") draining.push_back(&w);
+  }
+  if (draining.empty()) return;
+  const std::vector<int64_t> waiting = BlocksWaiting(draining);
+  for (size_t i = 0; i < draining.size(); ++i) {
+    WorkerState& w = *draining[i];
+    const std::string& id = w.info.id();
     const int tasks = jobs_->RunningTasks(id);
-    if (waiting > 0 || tasks > 0) continue;
+    if (waiting[i] > 0 || tasks > 0) continue;
     SetAdminState(w, "decommissioned");
     if (Status s = PersistWorker(w); !s.ok()) {
       SetAdminState(w, "decommissioning");
@@ -329,8 +337,26 @@ void Master::CheckDecommissions() {
     }
     spdlog::info("worker {} is decommissioned: each of its {} blocks has its replication on other "
                  "workers{}; it may be stopped",
-                 id, w.blocks.size(), w.live ? "" : " (it is not live)");
+                 id, w.block_count, w.live ? "" : " (it is not live)");
   }
+}
+
+// Per worker of `draining`, the blocks it holds (a good or a corrupt copy)
+// that are not complete or lack their replication elsewhere: one pass over
+// the block map for all of them.
+std::vector<int64_t> Master::BlocksWaiting(const std::vector<WorkerState*>& draining) const {
+  std::vector<int64_t> waiting(draining.size(), 0);
+  for (const auto& [block, b] : blocks_) {
+    const ReplicaList& corrupt = Corrupt(block, b);
+    int counted = -1;  // computed once per block, when a draining worker holds it
+    for (size_t i = 0; i < draining.size(); ++i) {
+      const NodeNum n = draining[i]->number;
+      if (!b.replicas.ContainsNumber(n) && !corrupt.ContainsNumber(n)) continue;
+      if (counted < 0) counted = CountedReplicas(block, b);
+      waiting[i] += !b.complete || counted < b.replication;
+    }
+  }
+  return waiting;
 }
 
 }  // namespace mr::master

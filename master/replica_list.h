@@ -2,10 +2,12 @@
 // of millions of blocks (issue 29: 10,000,000 blocks in ≤ 1.5 GiB).
 //
 // A worker id is stored as a small number (NodeNumber): each distinct id is
-// numbered the first time it is seen and keeps its number for the life of
-// the process (a cluster has thousands of workers, not millions). A list of
-// up to three numbers is held inline, so a block's replicas cost 24 bytes
-// and no allocation, against ~100 bytes for three std::strings in a vector.
+// numbered when the master first knows the worker and keeps its number for
+// the life of the process. Numbers are 16 bits: a master numbers at most
+// kMaxNodes ids (a cluster has thousands of workers; Admit refuses a new
+// one past the limit). Up to four numbers are held inline, in 10 bytes with
+// 2-byte alignment, so a block's replicas cost no allocation; a list that
+// grows past four (surplus copies, replication above 4) moves to the heap.
 //
 // It reads like the std::vector<std::string> it replaced: iteration yields
 // each worker's id (const std::string&), in the order added.
@@ -15,21 +17,26 @@
 
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <absl/container/inlined_vector.h>
-
 namespace mr::master {
 
-// The number of worker id `name` (the same for the life of the process).
-uint32_t NodeNumber(const std::string& name);
+using NodeNum = uint16_t;
+constexpr size_t kMaxNodes = 65535;  // distinct worker ids a master numbers
+
+// The number of worker id `name` (the same for the life of the process),
+// numbering it if new. REQUIRES: NodeCount() < kMaxNodes or `name` numbered.
+NodeNum NodeNumber(const std::string& name);
+// The number of `name` if it has one; never numbers it.
+std::optional<NodeNum> FindNodeNumber(const std::string& name);
 // The worker id numbered `number`. REQUIRES: NodeNumber returned it.
-const std::string& NodeName(uint32_t number);
+const std::string& NodeName(NodeNum number);
+// How many ids are numbered.
+size_t NodeCount();
 
 class ReplicaList {
-  using Numbers = absl::InlinedVector<uint32_t, 3>;
-
  public:
   class const_iterator {
    public:
@@ -40,7 +47,7 @@ class ReplicaList {
     using reference = const std::string&;
 
     const_iterator() = default;
-    explicit const_iterator(Numbers::const_iterator at) : at_(at) {}
+    explicit const_iterator(const NodeNum* at) : at_(at) {}
     reference operator*() const { return NodeName(*at_); }
     pointer operator->() const { return &NodeName(*at_); }
     const_iterator& operator++() {
@@ -51,27 +58,53 @@ class ReplicaList {
     bool operator==(const const_iterator& o) const { return at_ == o.at_; }
 
    private:
-    Numbers::const_iterator at_{};
+    const NodeNum* at_ = nullptr;
   };
 
-  const_iterator begin() const { return const_iterator(numbers_.begin()); }
-  const_iterator end() const { return const_iterator(numbers_.end()); }
-  size_t size() const { return numbers_.size(); }
-  bool empty() const { return numbers_.empty(); }
-  const std::string& front() const { return NodeName(numbers_.front()); }
+  ReplicaList() = default;
+  ReplicaList(const ReplicaList& o) { *this = o; }
+  ReplicaList(ReplicaList&& o) noexcept;
+  ReplicaList& operator=(const ReplicaList& o);
+  ReplicaList& operator=(ReplicaList&& o) noexcept;
+  ~ReplicaList() { Free(); }
+
+  const_iterator begin() const { return const_iterator(data()); }
+  const_iterator end() const { return const_iterator(data() + size_); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::string& front() const { return NodeName(data()[0]); }
+  // The numbers, in the order added.
+  const NodeNum* numbers() const { return data(); }
 
   bool Contains(const std::string& node) const;
+  bool ContainsNumber(NodeNum n) const;
   // Appends `node`. REQUIRES: !Contains(node).
-  void push_back(const std::string& node) { numbers_.push_back(NodeNumber(node)); }
-  // Removes `node` if listed; the others keep their order.
-  void Remove(const std::string& node);
-  void clear() { numbers_.clear(); }
+  void push_back(const std::string& node) { PushNumber(NodeNumber(node)); }
+  void PushNumber(NodeNum n);
+  // Removes `node` if listed; the others keep their order. Returns whether it was.
+  bool Remove(const std::string& node);
+  bool RemoveNumber(NodeNum n);
+  void clear() { Free(); }
 
   std::vector<std::string> Names() const { return {begin(), end()}; }
   operator std::vector<std::string>() const { return Names(); }  // NOLINT: reads as the old vector
 
  private:
-  Numbers numbers_;
+  static constexpr uint8_t kInline = 4;
+  // Inline: the numbers themselves. On the heap (capacity_ > kInline): the
+  // pointer's bytes, copied in and out (keeps the alignment at 2).
+  NodeNum* heap() const;
+  void set_heap(NodeNum* p);
+  const NodeNum* data() const { return capacity_ > kInline ? heap() : slots_; }
+  NodeNum* data() { return capacity_ > kInline ? heap() : slots_; }
+  void Free();
+
+  NodeNum slots_[kInline] = {};
+  uint8_t size_ = 0;
+  uint8_t capacity_ = kInline;
 };
+
+static_assert(sizeof(ReplicaList) == 10 && alignof(ReplicaList) == 2,
+              "a ReplicaList is 10 bytes: it is in every block's state");
 
 }  // namespace mr::master

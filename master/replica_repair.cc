@@ -33,11 +33,11 @@ constexpr int kRepairRounds = 3;
 
 // Copies on decommissioning workers do not count (membership.cc): the
 // block is copied elsewhere as if they were gone.
-int Master::CountedReplicas(const BlockState& b) const {
-  int counted = 0;
-  for (const auto& n : b.replicas) counted += !Draining(n);
-  if (b.repair_rounds < kRepairRounds) {
-    for (const auto& n : b.corrupt) counted += !Draining(n);
+int Master::CountedReplicas(uint64_t id, const BlockState& b) const {
+  int counted = InService(b);
+  const BlockTrouble* t = FindTrouble(id, b);
+  if (t != nullptr && t->repair_rounds < kRepairRounds) {
+    for (size_t i = 0; i < t->corrupt.size(); ++i) counted += !DrainingNumber(t->corrupt.numbers()[i]);
   }
   return counted;
 }
@@ -48,58 +48,62 @@ void Master::NoteCorrupt(uint64_t block, const std::string& node, const std::str
   auto w = workers_.find(node);
   if (it == blocks_.end() || w == workers_.end() || !w->second->live) return;
   BlockState& b = it->second;
-  b.replicas.Remove(node);
-  w->second->blocks.insert(block);
-  if (b.corrupt.Contains(node)) return;
-  b.corrupt.push_back(node);
+  WorkerState& holder = *w->second;
+  const bool was_good = b.replicas.RemoveNumber(holder.number);
+  BlockTrouble& t = Trouble(block, b);
+  if (t.corrupt.ContainsNumber(holder.number)) return;
+  t.corrupt.PushNumber(holder.number);
+  if (!was_good) ++holder.block_count;
   spdlog::warn("replica of block {} on {} is corrupt ({}): kept as a source of last resort; "
                "{} good replica(s) left",
                block, node, why, b.replicas.size());
 }
 
-// Every heartbeat interval (Tick), before ScheduleReplication.
+// Every heartbeat interval (Tick), before ScheduleReplication. Only blocks
+// with a corrupt copy have one: the troubled ones.
 void Master::ScheduleRepairs() {
   const auto now = Now();
   // As for re-replication: right after a start, sources may not have
   // registered yet.
   const auto interval = std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms);
   if (now - started_ < interval * config_.cluster.dead_after_missed_heartbeats) return;
-  for (auto& [id, b] : blocks_) {
-    if (!b.complete || b.corrupt.empty()) continue;
+  for (auto& [id, t] : troubled_) {
+    const BlockState& b = blocks_.at(id);
+    if (!b.complete || t.corrupt.empty()) continue;
     if (static_cast<int>(b.replicas.size()) >= b.replication) {
       // Enough good copies: the corrupt ones are no longer needed.
-      for (const auto& node : b.corrupt) {
+      for (const auto& node : t.corrupt) {
         WorkerState& w = *workers_.at(node);
-        w.blocks.erase(id);
+        --w.block_count;
         w.pending_deletes.push_back(id);
         spdlog::info("block {} has {} good replicas: deleting the corrupt one on {}", id,
                      b.replicas.size(), node);
       }
-      b.corrupt.clear();
-      b.repair_rounds = 0;
+      t.corrupt.clear();
+      t.repair_rounds = 0;
       continue;
     }
-    if (now < b.repair_retry) continue;
-    for (const auto& node : b.corrupt) {
+    if (now < t.repair_retry) continue;
+    for (const auto& node : t.corrupt) {
       pb::RepairCommand cmd;
       cmd.set_block_id(id);
       cmd.set_bytes(b.bytes);
       // Good copies nearest first, then the other corrupt ones, then its own.
       for (const auto& s : SortByDistance(b.replicas, node, id)) *cmd.add_sources() = Location(s);
-      for (const auto& s : SortByDistance(b.corrupt, node, id)) {
+      for (const auto& s : SortByDistance(t.corrupt, node, id)) {
         if (s != node) *cmd.add_sources() = Location(s);
       }
       *cmd.add_sources() = Location(node);
       workers_.at(node)->pending_repairs.push_back(std::move(cmd));
       spdlog::info("block {} has {}/{} good replicas: repairing the corrupt one on {} (round {})",
-                   id, b.replicas.size(), b.replication, node, b.repair_rounds + 1);
+                   id, b.replicas.size(), b.replication, node, t.repair_rounds + 1);
     }
     // The retry interval of re-replication, doubled after every round up to
     // 64 times: a block whose only copies are all damaged at the same chunk
     // cannot be repaired until another replica comes back.
     const auto base = std::max<std::chrono::milliseconds>(10 * interval, std::chrono::milliseconds(5000));
-    b.repair_retry = now + base * (1 << std::min<int>(b.repair_rounds, 6));
-    ++b.repair_rounds;
+    t.repair_retry = now + base * (1 << std::min<int>(t.repair_rounds, 6));
+    ++t.repair_rounds;
   }
 }
 

@@ -39,8 +39,8 @@ void Master::ScheduleReplication() {
   // Each node's room, less what the copies in flight to it will take (a
   // worker with room for two blocks must not be sent three at once).
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
-  for (const auto& [id, b] : blocks_) {
-    if (b.copy_target != BlockState::kNoCopy) Reserve(nodes, NodeName(b.copy_target), b.bytes);
+  for (const auto& [id, t] : troubled_) {
+    if (t.copy_target != BlockTrouble::kNoCopy) Reserve(nodes, NodeName(t.copy_target), blocks_.at(id).bytes);
   }
   for (auto& [id, b] : blocks_) {
     // Surplus copies of blocks a running job reads stay until it ends (the
@@ -48,59 +48,75 @@ void Master::ScheduleReplication() {
     if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
       TrimReplicas(id, b);
     }
-    if (CountedReplicas(b) >= b.replication) b.copy_target = BlockState::kNoCopy;
-    // The ordered copy landed, though the block is still short (fewer live
-    // workers than its replication): not a failed copy.
-    if (b.copy_target != BlockState::kNoCopy && b.replicas.Contains(NodeName(b.copy_target))) {
-      b.copy_target = BlockState::kNoCopy;
-    }
-    if (!b.complete || b.replicas.empty() || CountedReplicas(b) >= b.replication ||
-        now < b.replication_retry) {
+    const int counted = CountedReplicas(id, b);
+    if (BlockTrouble* t = FindTrouble(id, b)) {
+      // Enough copies, or the ordered copy landed though the block is still
+      // short (fewer live workers than its replication): not a failed copy.
+      if (counted >= b.replication ||
+          (t->copy_target != BlockTrouble::kNoCopy &&
+           b.replicas.ContainsNumber(static_cast<NodeNum>(t->copy_target)))) {
+        t->copy_target = BlockTrouble::kNoCopy;
+      }
+      if (!b.complete || b.replicas.empty() || counted >= b.replication || now < t->replication_retry) {
+        DropTroubleIfIdle(id, b, now);
+        continue;
+      }
+      if (t->copy_target != BlockTrouble::kNoCopy) CopyFailed(id, *t, now);
+    } else if (!b.complete || b.replicas.empty() || counted >= b.replication) {
       continue;
     }
-    if (b.copy_target != BlockState::kNoCopy) CopyFailed(id, b, now);
-    dfs::PlacementRequest req;
-    req.replication = b.replication - CountedReplicas(b);
-    req.block_bytes = b.bytes;
-    req.exclude = b.replicas.Names();
-    req.exclude.insert(req.exclude.end(), b.corrupt.begin(), b.corrupt.end());
-    // Restore datacenter spread first: offer only nodes in datacenters that
-    // hold no copy yet, when there are any; then let the policy choose.
-    std::set<std::string> covered;
-    for (const auto& r : b.replicas) {
-      if (!Draining(r)) covered.insert(workers_.at(r)->info.datacenter());
-    }
-    std::vector<dfs::PlacementNode> elsewhere;
-    for (const auto& n : nodes) {
-      if (!covered.count(n.datacenter)) elsewhere.push_back(n);
-    }
-    auto targets = placement_->Choose(req, elsewhere, rng_);
-    if (!targets.ok()) targets = placement_->Choose(req, nodes, rng_);
-    if (!targets.ok()) continue;  // nowhere to copy to; try again next tick
-    pb::TransferCommand cmd;
-    cmd.set_block_id(id);
-    for (const auto& t : *targets) *cmd.add_targets() = Location(t);
-    workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
-    b.copy_target = NodeNumber((*targets)[0]);
-    for (const std::string& t : *targets) Reserve(nodes, t, b.bytes);
-    // If the copy fails (a target dies, say), order another after a while.
-    b.replication_retry =
-        now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
-    spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
-                 b.replication, b.replicas.front(), (*targets)[0]);
+    OrderCopy(id, b, counted, nodes, now);
   }
+}
+
+// Asks a holder of `id` to copy it to nodes the placement policy picks
+// among `nodes` (their room less the copies in flight), restoring
+// datacenter spread first.
+void Master::OrderCopy(uint64_t id, BlockState& b, int counted,
+                       std::vector<dfs::PlacementNode>& nodes, Steady::time_point now) {
+  dfs::PlacementRequest req;
+  req.replication = b.replication - counted;
+  req.block_bytes = b.bytes;
+  req.exclude = b.replicas.Names();
+  const ReplicaList& corrupt = Corrupt(id, b);
+  req.exclude.insert(req.exclude.end(), corrupt.begin(), corrupt.end());
+  // Offer only nodes in datacenters that hold no copy yet, when there are
+  // any; then let the policy choose.
+  std::set<std::string> covered;
+  for (const auto& r : b.replicas) {
+    if (!Draining(r)) covered.insert(workers_.at(r)->info.datacenter());
+  }
+  std::vector<dfs::PlacementNode> elsewhere;
+  for (const auto& n : nodes) {
+    if (!covered.count(n.datacenter)) elsewhere.push_back(n);
+  }
+  auto targets = placement_->Choose(req, elsewhere, rng_);
+  if (!targets.ok()) targets = placement_->Choose(req, nodes, rng_);
+  if (!targets.ok()) return;  // nowhere to copy to; try again next tick
+  pb::TransferCommand cmd;
+  cmd.set_block_id(id);
+  for (const auto& t : *targets) *cmd.add_targets() = Location(t);
+  workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
+  BlockTrouble& trouble = Trouble(id, b);
+  trouble.copy_target = NodeNumber((*targets)[0]);
+  for (const std::string& t : *targets) Reserve(nodes, t, b.bytes);
+  // If the copy fails (a target dies, say), order another after a while.
+  trouble.replication_retry =
+      now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));
+  spdlog::info("block {} has {}/{} replicas: copying from {} to {}", id, b.replicas.size(),
+               b.replication, b.replicas.front(), (*targets)[0]);
 }
 
 // A copy ScheduleReplication ordered did not arrive by the retry time (the
 // target failed to store it, or died, or the source did). Logged at most
 // once per kCopyFailureLogMs, counting the ones in between.
-void Master::CopyFailed(uint64_t id, BlockState& b, Steady::time_point now) {
+void Master::CopyFailed(uint64_t id, const BlockTrouble& t, Steady::time_point now) {
   constexpr int64_t kCopyFailureLogMs = 10000;
   ++copy_failures_unlogged_;
   if (now - copy_failure_logged_ < std::chrono::milliseconds(kCopyFailureLogMs)) return;
   spdlog::warn("block {}: the copy ordered to {} did not arrive ({} failed copies since the last "
                "such report); ordering another",
-               id, NodeName(b.copy_target), copy_failures_unlogged_);
+               id, NodeName(static_cast<NodeNum>(t.copy_target)), copy_failures_unlogged_);
   copy_failure_logged_ = now;
   copy_failures_unlogged_ = 0;
 }

@@ -216,7 +216,7 @@ HttpResponse Master::DfsPage(const HttpRequest& req) {
       std::string replicas;
       if (it != blocks_.end()) {
         for (const auto& n : it->second.replicas) replicas += HtmlEscape(n) + " ";
-        for (const auto& n : it->second.corrupt) replicas += "<span class=\"bad\">" + HtmlEscape(n) + " (corrupt)</span> ";
+        for (const auto& n : Corrupt(it->first, it->second)) replicas += "<span class=\"bad\">" + HtmlEscape(n) + " (corrupt)</span> ";
       }
       out += "<tr>" + Cell(std::to_string(b.id()), true) + Cell(FormatBytes(b.bytes()), true) + Cell(replicas) + "</tr>\n";
     }
@@ -227,8 +227,7 @@ HttpResponse Master::DfsPage(const HttpRequest& req) {
   int shown = 0;
   for (const auto& [id, b] : blocks_) {
     if (!b.complete) continue;
-    int in_service = 0;
-    for (const auto& n : b.replicas) in_service += !Draining(n);
+    const int in_service = InService(b);
     if (in_service >= b.replication || ++shown > 100) continue;
     under += "<li>block " + std::to_string(id) + ": " + std::to_string(in_service) + " of " +
              std::to_string(b.replication) + "</li>";
@@ -282,9 +281,7 @@ std::string Master::MetricsText() {
   for (const auto& [id, b] : blocks_) {
     if (!b.complete) continue;
     ++complete;
-    int in_service = 0;
-    for (const auto& n : b.replicas) in_service += !Draining(n);
-    under += in_service < b.replication;
+    under += InService(b) < b.replication;
   }
   metrics_.files().Set(static_cast<double>(namespace_->file_count()));
   metrics_.NamespaceWrites(namespace_->commits(), namespace_->syncs());

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--dir-entries", o.dir_entries)->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   app.add_option("--ops", o.ops, "operations per NNThroughputBenchmark phase")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   app.add_option("--clients", o.clients)->check(CLI::Range(1, 256));
+  app.add_option("--build-clients", o.build_clients,
+                 "namespace: connections building it (0 = --clients)")->check(CLI::Range(0, 256));
   CLI11_PARSE(app, argc, argv);
   if (o.jobs > o.maps) {
     std::fprintf(stderr, "master_scale: --jobs %d is more than --maps %d\n", o.jobs, o.maps);

@@ -71,7 +71,9 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   report.Add("blocks", o.files * o.blocks_per_file);
   const double rss0 = static_cast<double>(master.RssBytes()) / (1 << 20);
   const auto t_build = Steady::now();
-  auto built = co_await TimeOps(config.master.address, rpc, o.clients, o.files, [&](Connection& c, int64_t i) {
+  const int builders = o.build_clients > 0 ? o.build_clients : o.clients;
+  report.Add("build_clients", builders);
+  auto built = co_await TimeOps(config.master.address, rpc, builders, o.files, [&](Connection& c, int64_t i) {
     return WriteMetadataFile(c, &fleet, NsPath(o, i), o.blocks_per_file, config.dfs.block_size);
   });
   if (!built.ok()) co_return Fail("building the namespace: " + built.status().ToString());

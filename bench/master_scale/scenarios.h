@@ -30,6 +30,9 @@ struct ScaleOptions {
   int64_t dir_entries = 100000;  // files per directory
   int64_t ops = 20000;        // NNThroughputBenchmark phases: operations per op
   int clients = 4;            // ... and its client connections ("-threads")
+  // Connections building the namespace, each writing its share of the files
+  // through the real RPCs; more share group commits (0 = `clients`).
+  int build_clients = 0;
 };
 
 // Runs `jobs` jobs over `maps` maps on the fleet; the figures of the window.
