@@ -1,7 +1,7 @@
 // The block map on the Master: which live workers hold which block (soft
 // state, rebuilt from block reports after a restart), kept small for
-// 10,000,000 blocks (issue 29, docs/benchmarks.md "The namespace at
-// 1,000,000 files"):
+// 10,000,000 blocks (issue 29, docs/benchmarks.md "The namespace with a
+// 24-byte block state" and "The namespace at 100,000 files"):
 //   - blocks_: per block a 24-byte BlockState (size, replicas as 16-bit
 //     worker numbers, replication, complete);
 //   - troubled_: the few blocks being copied or repaired, with what only
