@@ -10,6 +10,12 @@
 namespace mr::bench {
 namespace {
 
+// Each emulated worker's disk: 64 TiB, so that the namespace run's full
+// size (10,000,000 blocks of 128 MiB at replication 3, 3.75 PiB) fits on
+// 100 workers. At 4 TiB a worker the 1,000,000-file run stopped at "no
+// eligible node" (2026-11-29). No byte is stored: only the figure.
+constexpr int64_t kCapacityBytes = int64_t{64} << 40;
+
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -131,7 +137,7 @@ awaitable<Status> Fleet::Worker::Register() {
   info->set_rack("r" + std::to_string(index_ / f_.options_.workers_per_rack + 1));
   info->set_map_slots(f_.options_.map_slots);
   info->set_reduce_slots(f_.options_.reduce_slots);
-  info->set_capacity_bytes(int64_t{4} << 40);
+  info->set_capacity_bytes(kCapacityBytes);
   int64_t used = 0;
   for (const pb::BlockRef& b : held_) {
     *reg.add_blocks() = b;
@@ -233,7 +239,7 @@ void Fleet::Worker::Fill(pb::HeartbeatRequest* beat, Steady::time_point now) con
   for (const pb::TaskReport& r : ended_) *beat->add_tasks() = r;
   for (const pb::BlockRef& b : received_) *beat->add_received() = b;
   beat->set_used_bytes(used);
-  beat->set_free_bytes((int64_t{4} << 40) - used);
+  beat->set_free_bytes(kCapacityBytes - used);
   beat->set_free_map_slots(std::max(0, f_.options_.map_slots - maps));
   beat->set_free_reduce_slots(std::max(0, f_.options_.reduce_slots - reduces));
 }
