@@ -80,6 +80,7 @@ dead_after_missed_heartbeats = 10
 
 [master]
 address = "127.0.0.1:$(free_port)"
+http_address = "127.0.0.1:$(free_port)"
 data_dir = "$WORK/data/master"
 
 [dfs]
@@ -98,9 +99,13 @@ EOF
 if (( namespace )); then
   write_config fifo
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
-  line="$("$BUILD/bench/master_scale" namespace --config "$WORK/cluster.toml" \
+  if ! line="$("$BUILD/bench/master_scale" namespace --config "$WORK/cluster.toml" \
     --master "$BUILD/master/mr-master" --log "$WORK/master.log" --workers "$ns_workers" \
-    --files "$files" --blocks-per-file "$bpf" --ops "$ops" ${build_clients:+--build-clients "$build_clients"})"
+    --files "$files" --blocks-per-file "$bpf" --ops "$ops" ${build_clients:+--build-clients "$build_clients"})"; then
+    cp "$WORK/master.log" "$OUT/master_scale_ns_failed.log" 2>/dev/null || true
+    echo "master_scale: the namespace run failed; the master's log: $OUT/master_scale_ns_failed.log" >&2
+    exit 1
+  fi
   echo "$line" | jq -c --arg load "$load" --arg cores "$(nproc)" '. + {load_before: $load, cores: $cores}' |
     tee -a "$OUT/master_scale_ns.jsonl"
   exit 0

@@ -5,10 +5,13 @@
 // exposition format, which the daemons' HttpServer serves at /metrics.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include <prometheus/registry.h>
 
+#include "common/loop_lag.h"
 #include "common/rpc.h"
 
 namespace mr {
@@ -23,6 +26,15 @@ inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; c
 // mr_rpc_duration_seconds{method}. `registry` must outlive `server`. Call
 // before server.Start().
 void CountRpcs(RpcServer& server, prometheus::Registry& registry);
+
+// Starts a LoopLagProbe (common/loop_lag.h) on `executor` every
+// kLoopLagPeriod, observing into the histogram mr_loop_lag_seconds of
+// `registry`, and warning in the log when the loop was held up for a second
+// or more ("`daemon`'s thread was held up ..."). `registry` must outlive
+// the probe.
+inline constexpr std::chrono::milliseconds kLoopLagPeriod{50};
+std::unique_ptr<LoopLagProbe> WatchLoopLag(boost::asio::any_io_executor executor,
+                                           prometheus::Registry& registry, const std::string& daemon);
 
 // Everything in `registry`, then the process_* families and mr_build_info
 // (common/process_metrics.h), in the text exposition format (version 0.0.4).

@@ -63,7 +63,9 @@ bool Master::DrainingNumber(NodeNum n) const { return n < draining_.size() && dr
 
 void Master::NoteAdminState(const WorkerState& w) {
   if (draining_.size() <= w.number) draining_.resize(w.number + 1u, false);
-  draining_[w.number] = !w.admin_state.empty();
+  const bool draining = !w.admin_state.empty();
+  if (draining_[w.number] != draining) ReviewAll();  // its copies count, or stop counting
+  draining_[w.number] = draining;
 }
 
 int Master::InService(const BlockState& b) const {
@@ -81,6 +83,9 @@ void Master::AddReplica(uint64_t block, BlockState& b, WorkerState& w) {
   if (b.replicas.ContainsNumber(w.number)) return;
   b.replicas.PushNumber(w.number);
   if (!was_corrupt) ++w.block_count;
+  // A gained replica can only make a surplus (and a block report adds
+  // millions: attend to no others).
+  if (b.complete && static_cast<int>(b.replicas.size()) > b.replication) Attend(block);
   // Only a running job's input needs to hear (and a block report is
   // millions of calls: skip the JobTracker's lookups for the rest).
   if (jobs_->IsActiveInput(block)) jobs_->ReplicaAdded(block, w.info.id());
@@ -94,6 +99,7 @@ void Master::RemoveReplica(uint64_t block, const std::string& node) {
   bool removed = it->second.replicas.RemoveNumber(n);
   if (BlockTrouble* t = FindTrouble(block, it->second)) removed |= t->corrupt.RemoveNumber(n);
   w->second->block_count -= removed;
+  if (removed) Attend(block);
 }
 
 // Drops blocks from the map and tells their holders to delete them.
@@ -106,6 +112,8 @@ void Master::ForgetBlocks(const std::vector<uint64_t>& ids) {
       holders.insert(holders.end(), t->corrupt.begin(), t->corrupt.end());
       troubled_.erase(id);
     }
+    attention_.erase(id);
+    complete_blocks_ -= it->second.complete;
     for (const auto& node : holders) {
       WorkerState& w = *workers_.at(node);
       --w.block_count;
@@ -120,10 +128,12 @@ void Master::MarkDead(const std::vector<WorkerState*>& dead) {
   for (const WorkerState* w : dead) numbers.push_back(w->number);
   for (auto& [id, b] : blocks_) {
     BlockTrouble* t = FindTrouble(id, b);
+    bool lost = false;
     for (NodeNum n : numbers) {
-      b.replicas.RemoveNumber(n);
+      lost |= b.replicas.RemoveNumber(n);
       if (t) t->corrupt.RemoveNumber(n);
     }
+    if (lost && b.complete) Attend(id);
   }
   for (WorkerState* w : dead) {
     w->block_count = 0;

@@ -109,7 +109,9 @@ Status Master::SetReplication(const pb::SetReplicationRequest& req, pb::SetRepli
   for (const auto& [file, inode] : changed) {
     for (const auto& b : inode.blocks()) {
       auto it = blocks_.find(b.id());
-      if (it != blocks_.end()) it->second.replication = req.replication();
+      if (it == blocks_.end()) continue;
+      it->second.replication = static_cast<int16_t>(req.replication());
+      Attend(b.id());
     }
   }
   if (!changed.empty()) {
@@ -311,7 +313,12 @@ Status Master::CompleteFile(const pb::CompleteFileRequest& req) {
     DropLease(req.lease_id());
     return s;
   }
-  for (const auto& b : lease->inode.blocks()) blocks_.at(b.id()).complete = true;
+  for (const auto& ref : lease->inode.blocks()) {
+    BlockState& b = blocks_.at(ref.id());
+    complete_blocks_ += !b.complete;
+    b.complete = true;
+    if (NeedsAttention(ref.id(), b)) Attend(ref.id());  // a replica died mid-write, say
+  }
   ForgetBlocks(freed);
   spdlog::info("file {} complete: {} bytes in {} blocks, type {}", lease->path, lease->inode.length(),
                lease->inode.blocks_size(), lease->inode.input_type());

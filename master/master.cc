@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/metrics.h"
 #include "common/tls.h"
 #include "master/master_internal.h"
 
@@ -124,6 +125,7 @@ Result<std::unique_ptr<Master>> Master::Create(const ClusterConfig& config, asio
       BlockState& st = m->blocks_[b.id()];
       st.bytes = b.bytes();
       st.replication = file.replication();
+      m->complete_blocks_ += !st.complete;
       st.complete = true;
     }
   });
@@ -177,6 +179,7 @@ Status Master::Start() {
   MR_RETURN_IF_ERROR(server_->Listen(config_.master.listen_address()));
   MR_RETURN_IF_ERROR(StartHttp());
   server_->Start();
+  loop_lag_ = WatchLoopLag(io_.get_executor(), metrics_.registry(), "the master");
   started_ = Now();
   asio::co_spawn(io_, Tick(), asio::detached);
   if (jobs_->scheduler().tick_ms() > 0) asio::co_spawn(io_, PolicyTick(), asio::detached);
@@ -193,6 +196,7 @@ void Master::Stop() {
   stopped_ = true;
   if (server_) server_->Stop();
   if (http_) http_->Stop();
+  if (loop_lag_) loop_lag_->Stop();
 }
 
 uint16_t Master::port() const { return server_ ? server_->port() : 0; }
@@ -307,11 +311,13 @@ awaitable<void> Master::Tick() {
     timer.expires_after(std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms));
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     if (stopped_) break;
+    const auto start = std::chrono::steady_clock::now();
     CheckLiveness();
     CheckDecommissions();
     ExpireLeases();
     ScheduleRepairs();
     ScheduleReplication();
+    metrics_.Housekeeping(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
 }
 
@@ -373,15 +379,10 @@ Status Master::ClusterStatus(pb::ClusterStatusReply* reply) {
             ? -1
             : std::chrono::duration_cast<std::chrono::milliseconds>(now - st.last_heartbeat).count());
   }
-  int64_t under = 0, complete = 0;
-  for (const auto& [id, b] : blocks_) {
-    if (!b.complete) continue;
-    ++complete;
-    under += InService(b) < b.replication;  // copies on decommissioning workers do not count
-  }
+  const BlockCounts blocks = CountBlocks();  // copies on decommissioning workers do not count
   reply->set_files(namespace_->file_count());
-  reply->set_blocks(complete);
-  reply->set_under_replicated_blocks(under);
+  reply->set_blocks(blocks.complete);
+  reply->set_under_replicated_blocks(blocks.under_replicated);
   return Status::OK();
 }
 

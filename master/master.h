@@ -27,6 +27,7 @@
 // (dfs/group_commit.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -36,9 +37,11 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "common/config.h"
 #include "common/http_server.h"
+#include "common/loop_lag.h"
 #include "common/rpc.h"
 #include "dfs/namespace.h"
 #include "dfs/placement.h"
@@ -88,6 +91,29 @@ class Master {
   void CheckLiveness();
   void ExpireLeases();
   void ScheduleReplication();
+  // One block of ScheduleReplication; true while it still needs attention.
+  bool ReviewBlock(uint64_t id, BlockState& b, std::vector<dfs::PlacementNode>& nodes,
+                   Steady::time_point now);
+  // Whether `b` may need a copy or a trim: what keeps it in attention_.
+  bool NeedsAttention(uint64_t id, const BlockState& b) const;
+  // `id`'s replicas or replication changed: the next ScheduleReplication
+  // looks at it (attention_).
+  void Attend(uint64_t id) { attention_.insert(id); }
+  // Every block's: a worker started or stopped draining, so replicas
+  // counted anywhere may have changed; the next pass reviews them all.
+  void ReviewAll() { review_all_ = true; }
+  // Calls `fn` for each complete block with fewer in-service replicas than
+  // its replication, while it returns true. They are all in attention_ or
+  // troubled_: every block is walked only until the first review after a
+  // start or a change of draining.
+  void ForEachUnderReplicated(const std::function<bool(uint64_t, const BlockState&)>& fn) const;
+  // Complete blocks, and the under-replicated among them (cluster.Status,
+  // /metrics).
+  struct BlockCounts {
+    int64_t complete = 0;
+    int64_t under_replicated = 0;
+  };
+  BlockCounts CountBlocks() const;
   void TrimReplicas(uint64_t id, BlockState& b);
   void OrderCopy(uint64_t id, BlockState& b, int counted, std::vector<dfs::PlacementNode>& nodes,
                  Steady::time_point now);
@@ -191,6 +217,7 @@ class Master {
   MasterMetrics metrics_;  // before server_: its call observer counts into it
   std::unique_ptr<RpcServer> server_;
   std::unique_ptr<HttpServer> http_;  // null when master.http_address is unset
+  std::unique_ptr<LoopLagProbe> loop_lag_;  // into metrics_ (mr_loop_lag_seconds)
   // Random, made at StartHttp: the job pages' kill forms carry it, and a
   // kill POST without it is refused (a page of another site cannot read it).
   std::string kill_token_;
@@ -205,6 +232,17 @@ class Master {
   absl::flat_hash_map<uint64_t, BlockState> blocks_;
   // The blocks being copied or repaired (BlockState::troubled): a few.
   absl::flat_hash_map<uint64_t, BlockTrouble> troubled_;
+  // The blocks whose replica count may differ from their replication (too
+  // few, or a surplus): all ScheduleReplication visits besides troubled_,
+  // so a tick costs O(blocks needing work), not O(blocks). A block enters
+  // when it completes, loses a replica, gains one, or its replication
+  // changes (Attend); every block is reviewed after a start and when a
+  // worker's draining changes (review_all_). It leaves once it has its
+  // replication. HDFS keeps the same set for its replication monitor
+  // (BlockManager's neededReconstruction queues).
+  absl::flat_hash_set<uint64_t> attention_;
+  bool review_all_ = true;
+  int64_t complete_blocks_ = 0;  // blocks_ entries with `complete`
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids

@@ -21,6 +21,16 @@ MasterMetrics::MasterMetrics() {
                    .Add({}, pm::Histogram::BucketBoundaries{1e-6, 4e-6, 1.6e-5, 6.4e-5, 2.56e-4,
                                                             1.024e-3, 4.096e-3, 1.6384e-2,
                                                             6.5536e-2, 0.262144});
+  // 100 µs .. 5 s, 1-2-5: a pass over every block takes milliseconds per
+  // hundred thousand, and holds the master's thread that long.
+  housekeeping_ = &pm::BuildHistogram()
+                       .Name("mr_master_housekeeping_seconds")
+                       .Help("Time of each housekeeping pass, every heartbeat interval (liveness, "
+                             "decommissions, leases, repairs, re-replication)")
+                       .Register(r)
+                       .Add({}, pm::Histogram::BucketBoundaries{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3,
+                                                                1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1,
+                                                                2, 5});
   bytes_ = &pm::BuildCounter()
                 .Name("mr_task_bytes_total")
                 .Help("Bytes moved by accepted tasks: kind (map_input, shuffle, output), level "

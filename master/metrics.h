@@ -36,6 +36,9 @@ class MasterMetrics {
   void Heartbeat() { heartbeats_->Increment(); }
   // One call of the policy's Assign (a heartbeat's decision), in seconds.
   void Decision(double seconds) { decision_->Observe(seconds); }
+  // One pass of the master's housekeeping each heartbeat interval (Tick:
+  // liveness, decommissions, leases, repairs, re-replication), in seconds.
+  void Housekeeping(double seconds) { housekeeping_->Observe(seconds); }
   // An accepted map task: its input bytes by level and its locality.
   // `datacenter` is the datacenter of the node it ran on.
   void MapDone(const pb::MapTaskRecord& task, const std::string& datacenter);
@@ -84,6 +87,7 @@ class MasterMetrics {
   std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
   prometheus::Counter* heartbeats_;
   prometheus::Histogram* decision_;
+  prometheus::Histogram* housekeeping_;
   prometheus::Family<prometheus::Counter>* bytes_;
   prometheus::Family<prometheus::Counter>* map_tasks_;
   prometheus::Family<prometheus::Counter>* reduce_tasks_;

@@ -50,6 +50,7 @@ void Master::NoteCorrupt(uint64_t block, const std::string& node, const std::str
   BlockState& b = it->second;
   WorkerState& holder = *w->second;
   const bool was_good = b.replicas.RemoveNumber(holder.number);
+  Attend(block);
   BlockTrouble& t = Trouble(block, b);
   if (t.corrupt.ContainsNumber(holder.number)) return;
   t.corrupt.PushNumber(holder.number);

@@ -27,7 +27,9 @@ void Reserve(std::vector<dfs::PlacementNode>& nodes, const std::string& node, in
 }  // namespace
 
 // Orders copies of blocks that have fewer live replicas than their file asks
-// for, from a live replica to nodes chosen by the placement policy.
+// for, from a live replica to nodes chosen by the placement policy, and
+// trims surplus ones: among the blocks in attention_ and troubled_ only
+// (every block after a start or a change of draining).
 void Master::ScheduleReplication() {
   const auto now = Now();
   // Right after a start, workers are still sending their block reports: a
@@ -36,37 +38,89 @@ void Master::ScheduleReplication() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
   if (now - started_ < grace) return;
+  if (review_all_) {
+    for (const auto& [id, b] : blocks_) {
+      if (NeedsAttention(id, b)) attention_.insert(id);
+    }
+    review_all_ = false;
+  }
   // Each node's room, less what the copies in flight to it will take (a
   // worker with room for two blocks must not be sent three at once).
   std::vector<dfs::PlacementNode> nodes = LiveNodes();
   for (const auto& [id, t] : troubled_) {
     if (t.copy_target != BlockTrouble::kNoCopy) Reserve(nodes, NodeName(t.copy_target), blocks_.at(id).bytes);
   }
-  for (auto& [id, b] : blocks_) {
-    // Surplus copies of blocks a running job reads stay until it ends (the
-    // Joint Scheduler prefetches them on purpose).
-    if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
-      TrimReplicas(id, b);
-    }
-    const int counted = CountedReplicas(id, b);
-    if (BlockTrouble* t = FindTrouble(id, b)) {
-      // Enough copies, or the ordered copy landed though the block is still
-      // short (fewer live workers than its replication): not a failed copy.
-      if (counted >= b.replication ||
-          (t->copy_target != BlockTrouble::kNoCopy &&
-           b.replicas.ContainsNumber(static_cast<NodeNum>(t->copy_target)))) {
-        t->copy_target = BlockTrouble::kNoCopy;
-      }
-      if (!b.complete || b.replicas.empty() || counted >= b.replication || now < t->replication_retry) {
-        DropTroubleIfIdle(id, b, now);
-        continue;
-      }
-      if (t->copy_target != BlockTrouble::kNoCopy) CopyFailed(id, *t, now);
-    } else if (!b.complete || b.replicas.empty() || counted >= b.replication) {
-      continue;
-    }
-    OrderCopy(id, b, counted, nodes, now);
+  // A copy of the ids: reviewing a block may Attend it again (a trim
+  // removes replicas) or drop its trouble.
+  std::vector<uint64_t> ids(attention_.begin(), attention_.end());
+  for (const auto& [id, t] : troubled_) {
+    if (!attention_.contains(id)) ids.push_back(id);
   }
+  for (uint64_t id : ids) {
+    auto it = blocks_.find(id);
+    if (it == blocks_.end() || !ReviewBlock(id, it->second, nodes, now)) attention_.erase(id);
+  }
+}
+
+void Master::ForEachUnderReplicated(const std::function<bool(uint64_t, const BlockState&)>& fn) const {
+  auto visit = [&](uint64_t id, const BlockState& b) {
+    return !b.complete || InService(b) >= b.replication || fn(id, b);
+  };
+  if (review_all_) {
+    for (const auto& [id, b] : blocks_) {
+      if (!visit(id, b)) return;
+    }
+    return;
+  }
+  for (uint64_t id : attention_) {
+    auto it = blocks_.find(id);
+    if (it != blocks_.end() && !visit(id, it->second)) return;
+  }
+  for (const auto& [id, t] : troubled_) {
+    if (!attention_.contains(id) && !visit(id, blocks_.at(id))) return;
+  }
+}
+
+Master::BlockCounts Master::CountBlocks() const {
+  BlockCounts counts{complete_blocks_, 0};
+  ForEachUnderReplicated([&](uint64_t, const BlockState&) {
+    ++counts.under_replicated;
+    return true;
+  });
+  return counts;
+}
+
+bool Master::NeedsAttention(uint64_t id, const BlockState& b) const {
+  if (!b.complete) return false;  // CompleteFile attends it
+  return CountedReplicas(id, b) < b.replication || InService(b) > b.replication;
+}
+
+bool Master::ReviewBlock(uint64_t id, BlockState& b, std::vector<dfs::PlacementNode>& nodes,
+                         Steady::time_point now) {
+  // Surplus copies of blocks a running job reads stay until it ends (the
+  // Joint Scheduler prefetches them on purpose).
+  if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
+    TrimReplicas(id, b);
+  }
+  const int counted = CountedReplicas(id, b);
+  if (BlockTrouble* t = FindTrouble(id, b)) {
+    // Enough copies, or the ordered copy landed though the block is still
+    // short (fewer live workers than its replication): not a failed copy.
+    if (counted >= b.replication ||
+        (t->copy_target != BlockTrouble::kNoCopy &&
+         b.replicas.ContainsNumber(static_cast<NodeNum>(t->copy_target)))) {
+      t->copy_target = BlockTrouble::kNoCopy;
+    }
+    if (!b.complete || b.replicas.empty() || counted >= b.replication || now < t->replication_retry) {
+      DropTroubleIfIdle(id, b, now);
+      return NeedsAttention(id, b);
+    }
+    if (t->copy_target != BlockTrouble::kNoCopy) CopyFailed(id, *t, now);
+  } else if (!b.complete || b.replicas.empty() || counted >= b.replication) {
+    return NeedsAttention(id, b);
+  }
+  OrderCopy(id, b, counted, nodes, now);
+  return true;  // until the copy lands
 }
 
 // Asks a holder of `id` to copy it to nodes the placement policy picks

@@ -225,13 +225,11 @@ HttpResponse Master::DfsPage(const HttpRequest& req) {
   // The under-replicated blocks (as cluster status counts them), at most 100.
   std::string under;
   int shown = 0;
-  for (const auto& [id, b] : blocks_) {
-    if (!b.complete) continue;
-    const int in_service = InService(b);
-    if (in_service >= b.replication || ++shown > 100) continue;
-    under += "<li>block " + std::to_string(id) + ": " + std::to_string(in_service) + " of " +
+  ForEachUnderReplicated([&](uint64_t id, const BlockState& b) {
+    under += "<li>block " + std::to_string(id) + ": " + std::to_string(InService(b)) + " of " +
              std::to_string(b.replication) + "</li>";
-  }
+    return ++shown < 100;
+  });
   out += "<h2>Under-replicated blocks</h2>\n" + (under.empty() ? "<p>none</p>" : "<ul>" + under + "</ul>") + "\n";
   return Html(out + PageTail());
 }
@@ -277,16 +275,11 @@ std::string Master::MetricsText() {
   metrics_.slots().Add({{"kind", "map"}, {"use", "total"}}).Set(map_total);
   metrics_.slots().Add({{"kind", "reduce"}, {"use", "used"}}).Set(reduce_used);
   metrics_.slots().Add({{"kind", "reduce"}, {"use", "total"}}).Set(reduce_total);
-  int64_t under = 0, complete = 0;
-  for (const auto& [id, b] : blocks_) {
-    if (!b.complete) continue;
-    ++complete;
-    under += InService(b) < b.replication;
-  }
+  const BlockCounts blocks = CountBlocks();
   metrics_.files().Set(static_cast<double>(namespace_->file_count()));
   metrics_.NamespaceWrites(namespace_->commits(), namespace_->syncs());
-  metrics_.blocks().Set(static_cast<double>(complete));
-  metrics_.under_replicated().Set(static_cast<double>(under));
+  metrics_.blocks().Set(static_cast<double>(blocks.complete));
+  metrics_.under_replicated().Set(static_cast<double>(blocks.under_replicated));
   metrics_.jobs_running().Set(static_cast<double>(jobs_->active_jobs()));
   return mr::MetricsText(metrics_.registry());
 }

@@ -384,6 +384,10 @@ Fleet::~Fleet() = default;
 
 void Fleet::Start() {
   for (auto& w : workers_) asio::co_spawn(io_, w->Run(), asio::detached);
+  lag_ = std::make_unique<LoopLagProbe>(io_.get_executor(), std::chrono::milliseconds(50), [this](double s) {
+    if (window_) stats_.lag_ms.push_back(s * 1000);
+  });
+  lag_->Start();
 }
 
 int Fleet::Registered() const {
@@ -405,12 +409,14 @@ void Fleet::StopWorker(int index) {
 }
 
 void Fleet::StopAll() {
+  if (lag_) lag_->Stop();
   for (auto& w : workers_) w->Stop();
 }
 
 void Fleet::OpenWindow() {
   window_ = true;
   stats_.beat_ms.clear();
+  stats_.lag_ms.clear();
   stats_.beats = 0;
   stats_.launches = 0;
 }

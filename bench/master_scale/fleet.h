@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/loop_lag.h"
 #include "common/member_view.h"
 #include "common/rpc.h"
 #include "proto/cluster.pb.h"
@@ -58,6 +59,9 @@ struct FleetOptions {
 // What the fleet saw, summed over its workers.
 struct FleetStats {
   std::vector<double> beat_ms;     // latency of each heartbeat RPC in the window
+  // How late the fleet's own loop ran a timer due every 50 ms, in the window
+  // (common/loop_lag.h): a late fleet adds this much to a beat's latency.
+  std::vector<double> lag_ms;
   int64_t beats = 0;               // in the window
   int64_t launches = 0;            // tasks launched in the window
   int64_t launches_total = 0;
@@ -80,7 +84,8 @@ class Fleet {
   Fleet(asio::io_context& io, const ClusterConfig& config, FleetOptions options);
   ~Fleet();
 
-  // Starts every worker's coroutine (connect, register, beat).
+  // Starts every worker's coroutine (connect, register, beat), and the
+  // probe of the fleet's own loop (FleetStats::lag_ms).
   void Start();
   // Workers registered and beating now.
   int Registered() const;
@@ -138,6 +143,7 @@ class Fleet {
   std::vector<std::pair<TaskKey, LaunchedOn>> unexplained_;
   FleetStats stats_;
   std::vector<std::string> stopped_ids_;
+  std::unique_ptr<LoopLagProbe> lag_;  // from Start() to StopAll()
   bool window_ = false;
   int connecting_ = 0;  // registrations in flight
   std::mt19937_64 rng_;

@@ -11,6 +11,7 @@
 #include "bench/master_scale/master_process.h"
 #include "bench/master_scale/run_support.h"
 #include "bench/master_scale/scenarios.h"
+#include "bench/master_scale/scrape.h"
 #include "proto/job.pb.h"
 
 namespace mr::bench {
@@ -63,6 +64,48 @@ awaitable<Result<bool>> WaitJobsDone(Connection& conn, int timeout_s, std::strin
   }
 }
 
+// The master's own histograms a window is judged by (its /metrics).
+struct MasterHistograms {
+  ScrapedHistogram beat;          // cluster.Heartbeat, arrival to reply (its sync wait included)
+  ScrapedHistogram status;        // cluster.Status (TimeToNoticeDead polls it)
+  ScrapedHistogram lag;           // mr_loop_lag_seconds
+  ScrapedHistogram housekeeping;  // mr_master_housekeeping_seconds
+
+  MasterHistograms Since(const MasterHistograms& b) const {
+    return {beat.Since(b.beat), status.Since(b.status), lag.Since(b.lag), housekeeping.Since(b.housekeeping)};
+  }
+};
+
+awaitable<Result<MasterHistograms>> ScrapeMaster(const ClusterConfig& config) {
+  auto text = co_await HttpGet(config.master.http_address, "/metrics");
+  if (!text.ok()) co_return text.status();
+  co_return MasterHistograms{
+      ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Heartbeat\""),
+      ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Status\""),
+      ParseHistogram(*text, "mr_loop_lag_seconds"),
+      ParseHistogram(*text, "mr_master_housekeeping_seconds")};
+}
+
+// Where the beats' latency went: the master's view of the window beside the
+// fleet's (docs/benchmarks.md, "Where a heartbeat's p99 goes"). The
+// master's histograms have buckets, so its quantiles are "at most".
+void ReportWhere(Report& report, const MasterHistograms& m, const FleetStats& st) {
+  constexpr double kSlow = 0.0256;  // a bound of mr_rpc_duration_seconds's buckets
+  const auto slow = std::count_if(st.beat_ms.begin(), st.beat_ms.end(), [](double ms) { return ms > kSlow * 1000; });
+  report.Add("beats_over_25ms_pct", st.beat_ms.empty() ? 0.0 : 100.0 * static_cast<double>(slow) / static_cast<double>(st.beat_ms.size()));
+  report.Add("master_beats_over_25ms_pct", 100 * m.beat.ShareAbove(kSlow));
+  report.Add("master_beat_ms_p99_at_most", 1000 * m.beat.QuantileAtMost(0.99));
+  report.Add("master_lag_ms_p99_at_most", 1000 * m.lag.QuantileAtMost(0.99));
+  report.Add("master_lag_ms_max_at_most", 1000 * m.lag.QuantileAtMost(1));
+  report.Add("master_lag_over_20ms_pct", 100 * m.lag.ShareAbove(0.02));
+  report.Add("housekeeping_ms_mean", m.housekeeping.count > 0 ? 1000 * m.housekeeping.sum / m.housekeeping.count : 0);
+  report.Add("housekeeping_ms_max_at_most", 1000 * m.housekeeping.QuantileAtMost(1));
+  report.Add("status_calls", m.status.count);
+  report.Add("status_ms_mean", m.status.count > 0 ? 1000 * m.status.sum / m.status.count : 0);
+  report.Add("fleet_lag_ms_p99", Percentile(st.lag_ms, 99));
+  report.Add("fleet_lag_ms_max", Percentile(st.lag_ms, 100));
+}
+
 awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, MasterProcess& master,
                       Fleet& fleet) {
   const RpcOptions rpc = RpcOptions::FromConfig(config, "master_scale");
@@ -87,6 +130,10 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   co_await Sleep(std::chrono::seconds(o.warmup_s));
 
   if (Status s = co_await Refresh(*conn, config.master.address, rpc); !s.ok()) co_return Fail(s.ToString());
+  const bool scrape = config.master.http_address.port != 0;
+  Result<MasterHistograms> before = MasterHistograms{};
+  if (scrape) before = co_await ScrapeMaster(config);
+  if (!before.ok()) co_return Fail("the master's /metrics: " + before.status().ToString());
   const pid_t perf = o.perf_out.empty() ? 0 : StartPerf(master.pid(), o.perf_out);
   fleet.OpenWindow();
   const double cpu0 = master.CpuSeconds();
@@ -98,6 +145,9 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   const double cpu = (master.CpuSeconds() - cpu0) / window_s;
   fleet.CloseWindow();
   StopPerf(perf);
+  Result<MasterHistograms> after = MasterHistograms{};
+  if (scrape) after = co_await ScrapeMaster(config);
+  if (!after.ok()) co_return Fail("the master's /metrics: " + after.status().ToString());
   const FleetStats& st = fleet.stats();
   report.Add("beats_per_s", static_cast<double>(st.beats) / window_s);
   report.Add("beat_ms_p50", Percentile(st.beat_ms, 50));
@@ -109,6 +159,7 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   report.Add("master_peak_rss_mib", static_cast<double>(master.PeakRssBytes()) / (1 << 20));
   report.Add("dead_noticed_s", noticed.ok() ? *noticed : -1);
   report.Add("running_tasks", static_cast<double>(fleet.Running()));
+  if (scrape) ReportWhere(report, after->Since(*before), st);
   bool ok = noticed.ok();
   if (o.until_done) {
     std::string states;

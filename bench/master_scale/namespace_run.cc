@@ -43,13 +43,13 @@ awaitable<Status> NameNodeOps(const ScaleOptions& o, const ClusterConfig& config
   const HostPort& m = config.master.address;
   auto create = co_await TimeOps(m, rpc, o.clients, o.ops,
                                  [&](Connection& c, int64_t i) { return CreateEmpty(c, path(i)); });
-  if (!create.ok()) co_return create.status();
+  if (!create.ok()) co_return create.status().WithContext("create");
   auto open = co_await TimeOps(m, rpc, o.clients, o.ops,
                                [&](Connection& c, int64_t i) { return Open(c, path(i)); });
-  if (!open.ok()) co_return open.status();
+  if (!open.ok()) co_return open.status().WithContext("open");
   auto remove = co_await TimeOps(m, rpc, o.clients, o.ops,
                                  [&](Connection& c, int64_t i) { return Remove(c, path(i)); });
-  if (!remove.ok()) co_return remove.status();
+  if (!remove.ok()) co_return remove.status().WithContext("delete");
   report.Add("create_ops_per_s", *create);
   report.Add("open_ops_per_s", *open);
   report.Add("delete_ops_per_s", *remove);
@@ -82,7 +82,9 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   report.Add("rss_empty_mib", rss0);
   report.Add("rss_built_mib", static_cast<double>(master.RssBytes()) / (1 << 20));
 
-  if (Status s = co_await NameNodeOps(o, config, rpc, report); !s.ok()) co_return Fail(s.ToString());
+  if (Status s = co_await NameNodeOps(o, config, rpc, report); !s.ok()) {
+    co_return Fail("NNThroughputBenchmark's phases: " + s.ToString());
+  }
 
   if (Status r = co_await Refresh(*conn, config.master.address, rpc); !r.ok()) co_return Fail(r.ToString());
   pb::PathRequest ls;
