@@ -7,6 +7,7 @@
 #   bench/master_scale.sh [--workers "500 1000 2000 4000 8000"] [--policies "fifo fair joss-t"]
 #                         [--maps 100000] [--jobs 50] [--reducers 5] [--heartbeat-ms 3000]
 #                         [--window-s 60] [--warmup-s 10] [--map-ms 20000] [--perf]
+#                         [--baseline-master OTHER/mr-master]
 #   bench/master_scale.sh --namespace [--files 1000000] [--blocks-per-file 10]
 #                         [--ns-workers 200] [--ops 20000] [--build-clients N]
 #   bench/master_scale.sh --join [--workers "500 1000"] [--heartbeat-ms 3000]
@@ -14,9 +15,13 @@
 #
 # Jobs sweep: per point one JSON line (heartbeat latency p50/p99, decisions/s,
 # master CPU and RSS, submit latency, time to notice 3 stopped workers, ...)
-# in bench/out/master_scale.jsonl, with the load average before the point;
+# in bench/out/master_scale.jsonl, with the load average before the point,
+# and where the beats' latency went (the master's /metrics scraped before and
+# after the window: its handler time, its loop's lag, its housekeeping
+# passes; the fleet's own loop lag); with --baseline-master, each point runs
+# against that master first, then this build's;
 # --perf adds `perf report` of the master over the window
-# (bench/out/master_scale-perf-POLICY-N.txt; perf from
+# (bench/out/master_scale-perf-POLICY-N-WHICH.txt; perf from
 # bench/install-bench-deps.sh). --namespace: the namespace run instead
 # (bench/out/master_scale_ns.jsonl). --join: per size, the fleet joins a
 # fresh master: seconds to register, seconds until every worker's view of
@@ -146,30 +151,40 @@ fi
 : >"$WORK/points.jsonl"
 for policy in $policies; do
   for n in $workers; do
-    write_config "$policy"
-    load="$(cut -d' ' -f1-3 /proc/loadavg)"
-    perf_args=()
-    if (( perf )); then perf_args=(--perf-out "$WORK/perf.data"); fi
-    echo "master_scale: $policy, $n workers (load before: $load)" >&2
-    if ! line="$("$BUILD/bench/master_scale" jobs --config "$WORK/cluster.toml" \
-        --master "$BUILD/master/mr-master" --log "$WORK/master.log" --workers "$n" \
-        --maps "$maps" --jobs "$jobs" --reducers "$reducers" --map-ms "$map_ms" \
-        --window-s "$window" --warmup-s "$warmup" "${perf_args[@]}")"; then
-      echo "master_scale: the $policy/$n point failed (its checks or the run); master log: $WORK/master.log" >&2
-      cp "$WORK/master.log" "$OUT/master_scale-failed-$policy-$n.log" 2>/dev/null || true
-    fi
-    [[ -n "${line:-}" ]] || continue
-    echo "$line" | jq -c --arg p "$policy" --arg load "$load" --arg hb "$hb" \
-      '. + {policy: $p, load_before: $load, heartbeat_ms: ($hb | tonumber)}' |
-      tee -a "$OUT/master_scale.jsonl" >>"$WORK/points.jsonl"
-    if (( perf )) && [[ -f "$WORK/perf.data" ]]; then
-      perf report -i "$WORK/perf.data" --no-children -g none --percent-limit 0.3 --sort symbol --stdio 2>/dev/null |
-        cut -c1-200 |
-        grep -v '^#' | grep -v '^$' | head -40 >"$OUT/master_scale-perf-$policy-$n.txt" || true
-      rm -f "$WORK/perf.data"
-    fi
+    for which in ${baseline:+baseline} this; do
+      master="$BUILD/master/mr-master"
+      [[ "$which" == baseline ]] && master="$baseline"
+      write_config "$policy"
+      load="$(cut -d' ' -f1-3 /proc/loadavg)"
+      perf_args=()
+      if (( perf )); then perf_args=(--perf-out "$WORK/perf.data"); fi
+      echo "master_scale: $policy, $n workers, $which master (load before: $load)" >&2
+      if ! line="$("$BUILD/bench/master_scale" jobs --config "$WORK/cluster.toml" \
+          --master "$master" --log "$WORK/master.log" --workers "$n" \
+          --maps "$maps" --jobs "$jobs" --reducers "$reducers" --map-ms "$map_ms" \
+          --window-s "$window" --warmup-s "$warmup" "${perf_args[@]}")"; then
+        echo "master_scale: the $policy/$n point failed (its checks or the run); master log: $WORK/master.log" >&2
+        cp "$WORK/master.log" "$OUT/master_scale-failed-$policy-$n.log" 2>/dev/null || true
+      fi
+      [[ -n "${line:-}" ]] || continue
+      echo "$line" | jq -c --arg p "$policy" --arg m "$which" --arg load "$load" --arg hb "$hb" \
+        '. + {policy: $p, master: $m, load_before: $load, heartbeat_ms: ($hb | tonumber)}' |
+        tee -a "$OUT/master_scale.jsonl" >>"$WORK/points.jsonl"
+      if (( perf )) && [[ -f "$WORK/perf.data" ]]; then
+        perf report -i "$WORK/perf.data" --no-children -g none --percent-limit 0.3 --sort symbol --stdio 2>/dev/null |
+          cut -c1-200 |
+          grep -v '^#' | grep -v '^$' | head -40 >"$OUT/master_scale-perf-$policy-$n-$which.txt" || true
+        rm -f "$WORK/perf.data"
+      fi
+    done
   done
 done
-echo "| policy | workers | load before | beat p50 ms | beat p99 ms | decisions/s | master cores | RSS MiB | submit p50 ms | dead noticed s | dup launches | beat errors |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-jq -r '"| \(.policy) | \(.workers) | \(.load_before) | \(.beat_ms_p50) | \(.beat_ms_p99) | \(.decisions_per_s) | \(.master_cpu_cores) | \(.master_rss_mib) | \(.submit_ms_p50) | \(.dead_noticed_s) | \(.duplicate_launches) | \(.beat_errors) |"' "$WORK/points.jsonl"
+echo "| policy | workers | master | load before | beat p50 ms | beat p99 ms | decisions/s | master cores | RSS MiB | submit p50 ms | dead noticed s | dup launches | beat errors |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+jq -r '"| \(.policy) | \(.workers) | \(.master) | \(.load_before) | \(.beat_ms_p50) | \(.beat_ms_p99) | \(.decisions_per_s) | \(.master_cpu_cores) | \(.master_rss_mib) | \(.submit_ms_p50) | \(.dead_noticed_s) | \(.duplicate_launches) | \(.beat_errors) |"' "$WORK/points.jsonl"
+# Where the beats' latency went (the master's /metrics over the window; its
+# histograms have buckets, so "<=").
+echo
+echo "| policy | workers | master | beats > 25.6 ms % | master-side > 25.6 ms % | master loop lag p99 <= ms | lag > 20 ms % | housekeeping mean ms | cluster.Status mean ms | fleet lag p99 ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+jq -r 'select(.master_lag_ms_p99_at_most != null) | "| \(.policy) | \(.workers) | \(.master) | \(.beats_over_25ms_pct) | \(.master_beats_over_25ms_pct) | \(.master_lag_ms_p99_at_most) | \(.master_lag_over_20ms_pct) | \(.housekeeping_ms_mean) | \(.status_ms_mean) | \(.fleet_lag_ms_p99) |"' "$WORK/points.jsonl"
