@@ -398,7 +398,7 @@ Status Master::BadReplica(const pb::BadReplicaRequest& req) {
 
 std::vector<dfs::PlacementNode> Master::LiveNodes() const {
   std::vector<dfs::PlacementNode> nodes;
-  for (const auto& id : worker_order_) {
+  for (const auto& id : placement_order_) {
     const WorkerState& st = *workers_.at(id);
     if (!st.live || !st.disk_problem.empty()) continue;  // a worker that cannot write takes nothing
     if (!st.admin_state.empty()) continue;               // nor does a decommissioning one

@@ -200,6 +200,7 @@ class Master {
   // the block map for all of them.
   void MarkDead(const std::vector<WorkerState*>& dead);
   // Live workers that can write: the candidates for new blocks and copies.
+  // In byte order of their ids.
   std::vector<dfs::PlacementNode> LiveNodes() const;
   pb::ReplicaLocation Location(const std::string& node) const;
   std::vector<std::string> SortByDistance(std::vector<std::string> nodes,
@@ -229,6 +230,9 @@ class Master {
   std::unordered_map<std::string, std::unique_ptr<WorkerState>> workers_;
   std::vector<bool> draining_;  // by NodeNum: the worker's admin_state is not ""
   std::vector<std::string> worker_order_;  // ids in workers_, in natural order ("w2" < "w10")
+  // The same ids in byte order: LiveNodes' order, which placement need not
+  // sort again (dfs/placement.cc).
+  std::vector<std::string> placement_order_;
   absl::flat_hash_map<uint64_t, BlockState> blocks_;
   // The blocks being copied or repaired (BlockState::troubled): a few.
   absl::flat_hash_map<uint64_t, BlockTrouble> troubled_;
@@ -242,6 +246,9 @@ class Master {
   // (BlockManager's neededReconstruction queues).
   absl::flat_hash_set<uint64_t> attention_;
   bool review_all_ = true;
+  // The time of the master's thread one ScheduleReplication may take
+  // ordering copies; the blocks left wait for the next pass.
+  static constexpr std::chrono::milliseconds kReplicationBudget{10};
   int64_t complete_blocks_ = 0;  // blocks_ entries with `complete`
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;

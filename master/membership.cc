@@ -93,6 +93,7 @@ Master::WorkerState& Master::KnowWorker(const pb::KnownWorker& known) {
   if (!slot) {
     slot = std::make_unique<WorkerState>();
     worker_order_.insert(std::upper_bound(worker_order_.begin(), worker_order_.end(), id, NaturalLess), id);
+    placement_order_.insert(std::upper_bound(placement_order_.begin(), placement_order_.end(), id), id);
   }
   slot->info = known.info();
   slot->number = NodeNumber(id);

@@ -50,13 +50,30 @@ void Master::ScheduleReplication() {
   for (const auto& [id, t] : troubled_) {
     if (t.copy_target != BlockTrouble::kNoCopy) Reserve(nodes, NodeName(t.copy_target), blocks_.at(id).bytes);
   }
-  // A copy of the ids: reviewing a block may Attend it again (a trim
+  // A copy of the ids, troubled ones first (they are few, and a cut pass
+  // must not starve them): reviewing a block may Attend it again (a trim
   // removes replicas) or drop its trouble.
-  std::vector<uint64_t> ids(attention_.begin(), attention_.end());
-  for (const auto& [id, t] : troubled_) {
-    if (!attention_.contains(id)) ids.push_back(id);
+  std::vector<uint64_t> ids;
+  ids.reserve(troubled_.size() + attention_.size());
+  for (const auto& [id, t] : troubled_) ids.push_back(id);
+  for (uint64_t id : attention_) {
+    if (!troubled_.contains(id)) ids.push_back(id);
   }
-  for (uint64_t id : ids) {
+  // A placement among thousands of nodes costs tens of microseconds, and
+  // the master's one thread answers nobody meanwhile: when many blocks fall
+  // short at once (a worker with 100,000 blocks died), copies are ordered
+  // for kReplicationBudget of each pass and the rest wait in attention_ for
+  // the next (HDFS bounds its replication monitor's work per iteration the
+  // same way, by blocks: dfs.namenode.replication.work.multiplier.per.iteration).
+  const auto deadline = std::chrono::steady_clock::now() + kReplicationBudget;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const uint64_t id = ids[i];
+    if (std::chrono::steady_clock::now() > deadline) {
+      spdlog::info("re-replication: {} blocks wait for the next pass ({} ms of the master's thread "
+                   "per pass)",
+                   ids.size() - i, kReplicationBudget.count());
+      break;
+    }
     auto it = blocks_.find(id);
     if (it == blocks_.end() || !ReviewBlock(id, it->second, nodes, now)) attention_.erase(id);
   }
