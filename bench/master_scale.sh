@@ -185,6 +185,6 @@ jq -r '"| \(.policy) | \(.workers) | \(.master) | \(.load_before) | \(.beat_ms_p
 # Where the beats' latency went (the master's /metrics over the window; its
 # histograms have buckets, so "<=").
 echo
-echo "| policy | workers | master | beats > 25.6 ms % | master-side > 25.6 ms % | master loop lag p99 <= ms | lag > 20 ms % | housekeeping mean ms | cluster.Status mean ms | fleet lag p99 ms |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-jq -r 'select(.master_lag_ms_p99_at_most != null) | "| \(.policy) | \(.workers) | \(.master) | \(.beats_over_25ms_pct) | \(.master_beats_over_25ms_pct) | \(.master_lag_ms_p99_at_most) | \(.master_lag_over_20ms_pct) | \(.housekeeping_ms_mean) | \(.status_ms_mean) | \(.fleet_lag_ms_p99) |"' "$WORK/points.jsonl"
+echo "| policy | workers | master | beats > 25.6 ms % | master-side > 25.6 ms % | master loop lag p99 <= ms | lag > 20 ms % | housekeeping mean ms | housekeeping p50 / max <= ms | cluster.Status mean ms | fleet lag p99 ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+jq -r 'select(.master_lag_ms_p99_at_most != null) | "| \(.policy) | \(.workers) | \(.master) | \(.beats_over_25ms_pct) | \(.master_beats_over_25ms_pct) | \(.master_lag_ms_p99_at_most) | \(.master_lag_over_20ms_pct) | \(.housekeeping_ms_mean) | \(.housekeeping_ms_p50_at_most) / \(.housekeeping_ms_max_at_most) | \(.status_ms_mean) | \(.fleet_lag_ms_p99) |"' "$WORK/points.jsonl"

@@ -99,6 +99,7 @@ void ReportWhere(Report& report, const MasterHistograms& m, const FleetStats& st
   report.Add("master_lag_ms_max_at_most", 1000 * m.lag.QuantileAtMost(1));
   report.Add("master_lag_over_20ms_pct", 100 * m.lag.ShareAbove(0.02));
   report.Add("housekeeping_ms_mean", m.housekeeping.count > 0 ? 1000 * m.housekeeping.sum / m.housekeeping.count : 0);
+  report.Add("housekeeping_ms_p50_at_most", 1000 * m.housekeeping.QuantileAtMost(0.5));
   report.Add("housekeeping_ms_max_at_most", 1000 * m.housekeeping.QuantileAtMost(1));
   report.Add("status_calls", m.status.count);
   report.Add("status_ms_mean", m.status.count > 0 ? 1000 * m.status.sum / m.status.count : 0);
