@@ -109,6 +109,7 @@ if (( namespace )); then
     --files "$files" --blocks-per-file "$bpf" --ops "$ops" ${build_clients:+--build-clients "$build_clients"})"; then
     cp "$WORK/master.log" "$OUT/master_scale_ns_failed.log" 2>/dev/null || true
     echo "master_scale: the namespace run failed; the master's log: $OUT/master_scale_ns_failed.log" >&2
+    [[ -n "${line:-}" ]] && echo "master_scale: its figures so far: $line" >&2
     exit 1
   fi
   echo "$line" | jq -c --arg load "$load" --arg cores "$(nproc)" '. + {load_before: $load, cores: $cores}' |

@@ -108,12 +108,18 @@ class Master {
   // start or a change of draining.
   void ForEachUnderReplicated(const std::function<bool(uint64_t, const BlockState&)>& fn) const;
   // Complete blocks, and the under-replicated among them (cluster.Status,
-  // /metrics).
+  // /metrics). Exact while the blocks to look at are at most
+  // kExactCountWalk; past that (right after a start, or after a worker with
+  // many blocks died) the under-replicated count is refreshed at most once
+  // per heartbeat interval, or per ten times its walk's last duration if
+  // longer: a client polling cluster.Status must not make the master walk
+  // millions of blocks per call (a walk of 10,000,000 takes seconds).
   struct BlockCounts {
     int64_t complete = 0;
     int64_t under_replicated = 0;
   };
-  BlockCounts CountBlocks() const;
+  BlockCounts CountBlocks();
+  static constexpr size_t kExactCountWalk = 100000;
   void TrimReplicas(uint64_t id, BlockState& b);
   void OrderCopy(uint64_t id, BlockState& b, int counted, std::vector<dfs::PlacementNode>& nodes,
                  Steady::time_point now);
@@ -250,6 +256,9 @@ class Master {
   // ordering copies; the blocks left wait for the next pass.
   static constexpr std::chrono::milliseconds kReplicationBudget{10};
   int64_t complete_blocks_ = 0;  // blocks_ entries with `complete`
+  int64_t under_counted_ = 0;    // CountBlocks' last walk, when, and how long it took
+  std::chrono::steady_clock::time_point under_counted_at_{};
+  std::chrono::steady_clock::duration under_count_took_{};
   std::unordered_map<uint64_t, std::unique_ptr<Lease>> leases_;
   uint64_t next_lease_id_ = 1;
   uint64_t epoch_ = 0;  // this run's number (Namespace::NextEpoch), the top bits of lease ids

@@ -98,13 +98,21 @@ void Master::ForEachUnderReplicated(const std::function<bool(uint64_t, const Blo
   }
 }
 
-Master::BlockCounts Master::CountBlocks() const {
-  BlockCounts counts{complete_blocks_, 0};
-  ForEachUnderReplicated([&](uint64_t, const BlockState&) {
-    ++counts.under_replicated;
-    return true;
-  });
-  return counts;
+Master::BlockCounts Master::CountBlocks() {
+  const size_t walk = review_all_ ? blocks_.size() : attention_.size() + troubled_.size();
+  const auto now = std::chrono::steady_clock::now();
+  const auto interval = std::max<std::chrono::steady_clock::duration>(
+      std::chrono::milliseconds(config_.cluster.heartbeat_interval_ms), 10 * under_count_took_);
+  if (walk <= kExactCountWalk || now - under_counted_at_ >= interval) {
+    under_counted_ = 0;
+    ForEachUnderReplicated([&](uint64_t, const BlockState&) {
+      ++under_counted_;
+      return true;
+    });
+    under_counted_at_ = std::chrono::steady_clock::now();
+    under_count_took_ = under_counted_at_ - now;
+  }
+  return {complete_blocks_, under_counted_};
 }
 
 bool Master::NeedsAttention(uint64_t id, const BlockState& b) const {
