@@ -73,6 +73,13 @@ WORK="$(mktemp -d /tmp/mr-bench-scale-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# A registration carries the worker's whole block report in one frame:
+# about 14 bytes a block, so the default 4 MiB refuses a worker holding
+# more than ~290,000 blocks (the 1,000,000-file namespace puts ~300,000 on
+# each of 100 workers). The namespace run raises it; the jobs sweep keeps
+# the default.
+max_frame=4194304
+
 # write_config POLICY: a fresh cluster file and data directory in $WORK.
 write_config() {
   rm -rf "$WORK/data"; mkdir -p "$WORK/data"
@@ -82,6 +89,7 @@ name = "scale"
 secret = "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 heartbeat_interval_ms = $hb
 dead_after_missed_heartbeats = 10
+max_frame_bytes = $max_frame
 
 [master]
 address = "127.0.0.1:$(free_port)"
@@ -102,6 +110,7 @@ EOF
 }
 
 if (( namespace )); then
+  max_frame=67108864
   write_config fifo
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   if ! line="$("$BUILD/bench/master_scale" namespace --config "$WORK/cluster.toml" \

@@ -90,6 +90,7 @@ class Fleet::Worker {
   MemberView view_;  // kept only with check_views
   bool stopped_ = false;
   bool registered_ = false;
+  bool register_warned_ = false;
 };
 
 awaitable<void> Fleet::Worker::Run() {
@@ -107,6 +108,10 @@ awaitable<void> Fleet::Worker::Run() {
       registered_ = false;
       if (conn_) conn_->Close();
     } else {
+      // Once per worker: a registration the master or the client refuses
+      // (a block report past max_frame_bytes, say) is retried forever.
+      if (!register_warned_) spdlog::warn("{}: cannot register: {}", id_, s.ToString());
+      register_warned_ = true;
       ++f_.stats_.register_errors;
     }
     if (stopped_) break;

@@ -110,6 +110,7 @@ awaitable<bool> Drive(const ScaleOptions& o, const ClusterConfig& config, Master
   auto reports = co_await TimeToReports(**conn, o.fleet.workers, replicas, t_restart);
   report.Add("restart_serving_s", reports.ok() ? *reports : -1);
   report.Add("rss_restarted_mib", static_cast<double>(master.RssBytes()) / (1 << 20));
+  report.Add("register_errors", fleet.stats().register_errors);
   report.Add("peak_rss_restarted_mib", static_cast<double>(master.PeakRssBytes()) / (1 << 20));
   report.Print();
   if (!reports.ok()) co_return Fail(reports.status().ToString());
