@@ -245,8 +245,8 @@ class Master {
   // The blocks whose replica count may differ from their replication (too
   // few, or a surplus): all ScheduleReplication visits besides troubled_,
   // so a tick costs O(blocks needing work), not O(blocks). A block enters
-  // when it completes, loses a replica, gains one, or its replication
-  // changes (Attend); every block is reviewed after a start and when a
+  // when it completes, loses a replica, gains one past its replication, or
+  // its replication changes (Attend); every block is reviewed after a start and when a
   // worker's draining changes (review_all_). It leaves once it has its
   // replication. HDFS keeps the same set for its replication monitor
   // (BlockManager's neededReconstruction queues).

@@ -85,26 +85,26 @@ class ReplicationTest : public MasterFixture {
     create.set_client_id("test");
     pb::CreateFileReply lease;
     EXPECT_TRUE(Call("dfs.Create", create, &lease).ok());
+    // Every request of the lease names it, its path and its client.
+    auto of_lease = [&](auto* req) {
+      req->set_lease_id(lease.lease_id());
+      req->set_path(path);
+      req->set_client_id("test");
+    };
     pb::AddBlockRequest add;
-    add.set_lease_id(lease.lease_id());
-    add.set_path(path);
-    add.set_client_id("test");
+    of_lease(&add);
     pb::AddBlockReply placed;
     const Status added = Call("dfs.AddBlock", add, &placed);
     EXPECT_TRUE(added.ok()) << added.ToString();
     pb::CompleteBlockRequest done;
-    done.set_lease_id(lease.lease_id());
+    of_lease(&done);
     done.set_block_id(placed.block_id());
     done.set_bytes(kBytes);
-    done.set_path(path);
-    done.set_client_id("test");
     for (const std::string& h : holders) done.add_replicas(h);
     pb::Empty empty;
     EXPECT_TRUE(Call("dfs.CompleteBlock", done, &empty).ok());
     pb::CompleteFileRequest complete;
-    complete.set_lease_id(lease.lease_id());
-    complete.set_path(path);
-    complete.set_client_id("test");
+    of_lease(&complete);
     EXPECT_TRUE(Call("dfs.CompleteFile", complete, &empty).ok());
     return placed.block_id();
   }
