@@ -141,6 +141,7 @@ void Master::MarkDead(const std::vector<WorkerState*>& dead) {
     w->pending_transfers.clear();
     w->pending_repairs.clear();
     w->live = false;
+    w->reporting = false;
     jobs_->WorkerLost(w->info.id());
   }
 }

@@ -206,6 +206,9 @@ void Master::RegisterHandlers() {
   WorkerUnary<pb::RegisterRequest, pb::RegisterReply>(
       s, "cluster.Register", [](auto& q) -> const std::string& { return q.worker().id(); },
       [this](auto& q, auto* r) { return Register(q, r); });
+  WorkerUnary<pb::BlockReportRequest, pb::BlockReportReply>(
+      s, "cluster.BlockReport", [](auto& q) -> const std::string& { return q.worker_id(); },
+      [this](auto& q, auto* r) { return BlockReport(q, r); });
   WorkerUnary<pb::HeartbeatRequest, pb::HeartbeatReply>(
       s, "cluster.Heartbeat", [](auto& q) -> const std::string& { return q.worker_id(); },
       [this](auto& q, auto* r) { return Heartbeat(q, r); });
@@ -312,12 +315,19 @@ awaitable<void> Master::Tick() {
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     if (stopped_) break;
     const auto start = std::chrono::steady_clock::now();
-    CheckLiveness();
-    CheckDecommissions();
-    ExpireLeases();
-    ScheduleRepairs();
-    ScheduleReplication();
-    metrics_.Housekeeping(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    auto step_start = start;
+    auto timed = [&](std::string_view step, void (Master::*run)()) {
+      (this->*run)();
+      const auto end = std::chrono::steady_clock::now();
+      metrics_.HousekeepingStep(step, std::chrono::duration<double>(end - step_start).count());
+      step_start = end;
+    };
+    timed("liveness", &Master::CheckLiveness);
+    timed("decommissions", &Master::CheckDecommissions);
+    timed("leases", &Master::ExpireLeases);
+    timed("repairs", &Master::ScheduleRepairs);
+    timed("replication", &Master::ScheduleReplication);
+    metrics_.Housekeeping(std::chrono::duration<double>(step_start - start).count());
   }
 }
 

@@ -170,6 +170,17 @@ class Master {
 
   // Handlers.
   Status Register(const pb::RegisterRequest& req, pb::RegisterReply* reply);
+  Status BlockReport(const pb::BlockReportRequest& req, pb::BlockReportReply* reply);
+  // One part of a worker's full block report: its replicas recorded, ids
+  // the namespace does not know added to `orphans`. Returns the known ones.
+  int64_t TakeBlockReport(WorkerState& w, const google::protobuf::RepeatedPtrField<pb::BlockRef>& good,
+                          const google::protobuf::RepeatedPtrField<pb::BlockRef>& quarantined,
+                          google::protobuf::RepeatedField<uint64_t>* orphans);
+  // Whether a live worker's report is still arriving in parts: until it is
+  // in, its blocks not yet reported look lost, so no copy is ordered for
+  // them and no draining worker is declared done (ScheduleReplication,
+  // CheckDecommissions).
+  bool ReportsUnderway() const;
   Status Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* reply);
   Status ClusterStatus(pb::ClusterStatusReply* reply);
   Status Mkdir(const pb::PathRequest& req);

@@ -33,6 +33,9 @@ struct Master::WorkerState {
   // Declared dead by CheckLiveness, until it registers again: listed in
   // dead_members, so the others let go of their transfers to it.
   bool declared_dead = false;
+  // Registered with a report that continues (cluster.BlockReport), and its
+  // last part is not in yet: ReportsUnderway().
+  bool reporting = false;
   // The membership_version_ of this entry's latest change: its key in
   // member_changes_ (0 before its first).
   uint64_t member_version = 0;

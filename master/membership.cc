@@ -257,34 +257,66 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   w.live = true;
   w.last_heartbeat = Now();
   w.used_bytes = req.used_bytes();
-  int known = 0;
-  for (const auto& b : req.blocks()) {
-    auto it = blocks_.find(b.id());
-    if (it == blocks_.end()) {
-      reply->add_delete_blocks(b.id());  // not in the namespace: an orphan
-      continue;
-    }
-    ++known;
-    AddReplica(b.id(), it->second, w);
-  }
-  for (const auto& b : req.quarantined_blocks()) {
-    if (!blocks_.count(b.id())) {
-      reply->add_delete_blocks(b.id());
-      continue;
-    }
-    ++known;
-    NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
-  }
+  w.reporting = req.report_continues();
+  const int64_t known = TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
   FillMembers(0, false, reply->mutable_members(), reply->mutable_dead_members());
   reply->set_membership_version(membership_version_);
   jobs_->WorkerUp(w.info.id());
   jobs_->WorkerRegistered(req, reply);
-  spdlog::info("worker {} {} from {} in {}{}{}: {} blocks ({} orphans to delete){}", w.info.id(),
+  spdlog::info("worker {} {} from {} in {}{}{}: {} blocks ({} orphans to delete){}{}", w.info.id(),
                fresh ? "joined" : "registered", w.info.address(), w.info.datacenter(),
                w.info.rack().empty() ? "" : "/", w.info.rack(), known, reply->delete_blocks_size(),
+               w.reporting ? "; the rest of its report follows" : "",
                w.admin_state.empty() ? "" : "; it is " + w.admin_state);
   return Status::OK();
+}
+
+int64_t Master::TakeBlockReport(WorkerState& w, const google::protobuf::RepeatedPtrField<pb::BlockRef>& good,
+                                const google::protobuf::RepeatedPtrField<pb::BlockRef>& quarantined,
+                                google::protobuf::RepeatedField<uint64_t>* orphans) {
+  int64_t known = 0;
+  for (const auto& b : good) {
+    auto it = blocks_.find(b.id());
+    if (it == blocks_.end()) {
+      orphans->Add(b.id());  // not in the namespace
+      continue;
+    }
+    ++known;
+    AddReplica(b.id(), it->second, w);
+  }
+  for (const auto& b : quarantined) {
+    if (!blocks_.count(b.id())) {
+      orphans->Add(b.id());
+      continue;
+    }
+    ++known;
+    NoteCorrupt(b.id(), w.info.id(), "quarantined on the worker");
+  }
+  return known;
+}
+
+// "cluster.BlockReport": a further part of a registration's report.
+Status Master::BlockReport(const pb::BlockReportRequest& req, pb::BlockReportReply* reply) {
+  auto it = workers_.find(req.worker_id());
+  if (it == workers_.end() || !it->second->live || !it->second->reporting) {
+    return Status::FailedPrecondition("worker '" + req.worker_id() +
+                                      "' sent part of a block report, but it has no registration "
+                                      "whose report continues: register again");
+  }
+  WorkerState& w = *it->second;
+  w.last_heartbeat = Now();  // a long report is a sign of life
+  TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
+  if (req.last()) {
+    w.reporting = false;
+    spdlog::info("worker {}'s block report is in: {} blocks", w.info.id(), w.block_count);
+  }
+  return Status::OK();
+}
+
+bool Master::ReportsUnderway() const {
+  return std::any_of(workers_.begin(), workers_.end(),
+                     [](const auto& entry) { return entry.second->live && entry.second->reporting; });
 }
 
 // "cluster.Decommission" (drain = true) and "cluster.Recommission".
@@ -317,7 +349,7 @@ Status Master::Decommission(const std::string& id, bool drain) {
 void Master::CheckDecommissions() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
-  if (Now() - started_ < grace) return;  // block reports are not all in yet
+  if (Now() - started_ < grace || ReportsUnderway()) return;  // block reports are not all in yet
   std::vector<WorkerState*> draining;
   for (const auto& id : worker_order_) {
     WorkerState& w = *workers_.at(id);

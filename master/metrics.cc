@@ -5,6 +5,16 @@ namespace mr::master {
 
 namespace pm = prometheus;
 
+namespace {
+
+// 100 µs .. 5 s, 1-2-5: a pass over every block takes milliseconds per
+// hundred thousand, and holds the master's thread that long.
+pm::Histogram::BucketBoundaries HousekeepingBuckets() {
+  return {1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1, 2, 5};
+}
+
+}  // namespace
+
 MasterMetrics::MasterMetrics() {
   pm::Registry& r = *registry_;
   heartbeats_ = &pm::BuildCounter()
@@ -21,16 +31,20 @@ MasterMetrics::MasterMetrics() {
                    .Add({}, pm::Histogram::BucketBoundaries{1e-6, 4e-6, 1.6e-5, 6.4e-5, 2.56e-4,
                                                             1.024e-3, 4.096e-3, 1.6384e-2,
                                                             6.5536e-2, 0.262144});
-  // 100 µs .. 5 s, 1-2-5: a pass over every block takes milliseconds per
-  // hundred thousand, and holds the master's thread that long.
   housekeeping_ = &pm::BuildHistogram()
                        .Name("mr_master_housekeeping_seconds")
                        .Help("Time of each housekeeping pass, every heartbeat interval (liveness, "
                              "decommissions, leases, repairs, re-replication)")
                        .Register(r)
-                       .Add({}, pm::Histogram::BucketBoundaries{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3,
-                                                                1e-2, 2e-2, 5e-2, 0.1, 0.2, 0.5, 1,
-                                                                2, 5});
+                       .Add({}, HousekeepingBuckets());
+  housekeeping_steps_ = &pm::BuildHistogram()
+                             .Name("mr_master_housekeeping_step_seconds")
+                             .Help("Time of each step of a housekeeping pass (step: liveness, "
+                                   "decommissions, leases, repairs, replication)")
+                             .Register(r);
+  for (std::string_view step : kHousekeepingSteps) {
+    housekeeping_steps_->Add({{"step", std::string(step)}}, HousekeepingBuckets());
+  }
   bytes_ = &pm::BuildCounter()
                 .Name("mr_task_bytes_total")
                 .Help("Bytes moved by accepted tasks: kind (map_input, shuffle, output), level "
@@ -124,6 +138,10 @@ void MasterMetrics::AddBytes(std::string_view kind, const pb::Traffic& t,
       .Increment(static_cast<double>(t.same_dc()));
   bytes_->Add({{"kind", k}, {"level", "inter_datacenter"}, {"datacenter", datacenter}})
       .Increment(static_cast<double>(t.other_dc()));
+}
+
+void MasterMetrics::HousekeepingStep(std::string_view step, double seconds) {
+  housekeeping_steps_->Add({{"step", std::string(step)}}, HousekeepingBuckets()).Observe(seconds);
 }
 
 void MasterMetrics::MapDone(const pb::MapTaskRecord& task, const std::string& datacenter) {

@@ -8,6 +8,7 @@
 // one thread anyway.
 #pragma once
 
+#include <array>
 #include <set>
 #include <string>
 #include <string_view>
@@ -39,6 +40,8 @@ class MasterMetrics {
   // One pass of the master's housekeeping each heartbeat interval (Tick:
   // liveness, decommissions, leases, repairs, re-replication), in seconds.
   void Housekeeping(double seconds) { housekeeping_->Observe(seconds); }
+  // One step of that pass (kHousekeepingSteps), in seconds.
+  void HousekeepingStep(std::string_view step, double seconds);
   // An accepted map task: its input bytes by level and its locality.
   // `datacenter` is the datacenter of the node it ran on.
   void MapDone(const pb::MapTaskRecord& task, const std::string& datacenter);
@@ -51,6 +54,9 @@ class MasterMetrics {
   // seen; the rest are summed under group="_other", name="_other".
   void JobCounters(const pb::JobRecord& job);
   static constexpr size_t kMaxUserCounterSeries = 200;
+  // The steps of a housekeeping pass, in the order Master::Tick runs them.
+  static constexpr std::array<std::string_view, 5> kHousekeepingSteps = {
+      "liveness", "decommissions", "leases", "repairs", "replication"};
   // A task attempt ended: kind map or reduce, outcome succeeded (accepted),
   // failed, killed or lost.
   void AttemptEnded(bool is_map, std::string_view outcome) {
@@ -88,6 +94,7 @@ class MasterMetrics {
   prometheus::Counter* heartbeats_;
   prometheus::Histogram* decision_;
   prometheus::Histogram* housekeeping_;
+  prometheus::Family<prometheus::Histogram>* housekeeping_steps_;
   prometheus::Family<prometheus::Counter>* bytes_;
   prometheus::Family<prometheus::Counter>* map_tasks_;
   prometheus::Family<prometheus::Counter>* reduce_tasks_;

@@ -34,10 +34,11 @@ void Master::ScheduleReplication() {
   const auto now = Now();
   // Right after a start, workers are still sending their block reports: a
   // block may look under-replicated only because its holders have not
-  // registered yet. Wait as long as it takes to declare a worker dead.
+  // registered yet. Wait as long as it takes to declare a worker dead, and
+  // while a registered worker's report is still arriving in parts.
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
-  if (now - started_ < grace) return;
+  if (now - started_ < grace || ReportsUnderway()) return;
   if (review_all_) {
     for (const auto& [id, b] : blocks_) {
       if (NeedsAttention(id, b)) attention_.insert(id);

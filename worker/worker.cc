@@ -9,6 +9,7 @@
 
 #include "common/metrics.h"
 #include "common/peer_registry.h"
+#include "dfs/block_report.h"
 #include "dfs/client.h"
 #include "dfs/wire_codec.h"
 
@@ -191,6 +192,9 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
     ref->set_bytes(b.bytes);
   }
   reg.set_used_bytes(store_->used_bytes());
+  const int64_t good = reg.blocks_size(), quarantined = reg.quarantined_blocks_size();
+  std::vector<pb::BlockReportRequest> parts =
+      dfs::SplitBlockReport(&reg, dfs::BlockReportPartSize(config_.cluster.max_frame_bytes));
   pb::RegisterReply registered;
   // Running attempts stop (the master runs them again); finished maps'
   // outputs are offered to the master, which may take them back.
@@ -206,10 +210,18 @@ awaitable<Status> Worker::RegisterAndBeat(Connection& master, bool* refused) {
   LearnMembers(registered.members(), registered.dead_members(), registered.membership_version(),
                /*delta=*/false);
   tasks_->ForgetJobs(registered.finished_jobs());
+  int64_t orphans = registered.delete_blocks_size();
   for (uint64_t id : registered.delete_blocks()) store_->Remove(id);
-  spdlog::info("registered with master {} ({} blocks, {} quarantined; {} orphans deleted)",
-               config_.master.address.ToString(), reg.blocks_size(),
-               reg.quarantined_blocks_size(), registered.delete_blocks_size());
+  // The rest of the report, a frame at a time, before the first heartbeat.
+  for (const pb::BlockReportRequest& part : parts) {
+    pb::BlockReportReply answered;
+    if (s = co_await master.Call("cluster.BlockReport", part, &answered); !s.ok()) co_return s;
+    orphans += answered.delete_blocks_size();
+    for (uint64_t id : answered.delete_blocks()) store_->Remove(id);
+  }
+  spdlog::info("registered with master {} ({} blocks, {} quarantined, in {} part{}; {} orphans deleted)",
+               config_.master.address.ToString(), good, quarantined, parts.size() + 1,
+               parts.empty() ? "" : "s", orphans);
 
   asio::steady_timer timer(strand_);
   beat_timer_ = &timer;

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dfs/block_report.h"
 #include "proto/dfs.pb.h"
 
 namespace mr::bench {
@@ -151,16 +152,23 @@ awaitable<Status> Fleet::Worker::Register() {
   reg.set_used_bytes(used);
   received_.clear();  // the full report has them
   LoseTasks();        // a worker registering again has stopped its attempts
+  // As mr-worker does: the report in frame-sized parts, the rest after the
+  // registration.
+  const std::vector<pb::BlockReportRequest> parts =
+      dfs::SplitBlockReport(&reg, dfs::BlockReportPartSize(c.cluster.max_frame_bytes));
   pb::RegisterReply reply;
   Status s = co_await conn_->Call("cluster.Register", reg, &reply);
-  if (s.ok()) {
-    membership_version_ = reply.membership_version();
-    f_.stats_.register_member_entries += reply.members_size();
-    if (f_.options_.check_views) {
-      view_.Apply(reply.members(), reply.dead_members(), reply.membership_version(), false);
-    }
+  if (!s.ok()) co_return s;
+  membership_version_ = reply.membership_version();
+  f_.stats_.register_member_entries += reply.members_size();
+  if (f_.options_.check_views) {
+    view_.Apply(reply.members(), reply.dead_members(), reply.membership_version(), false);
   }
-  co_return s;
+  for (const pb::BlockReportRequest& part : parts) {
+    pb::BlockReportReply answered;
+    if (s = co_await conn_->Call("cluster.BlockReport", part, &answered); !s.ok()) co_return s;
+  }
+  co_return Status::OK();
 }
 
 void Fleet::Worker::LoseTasks() {

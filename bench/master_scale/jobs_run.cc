@@ -2,6 +2,7 @@
 // written (metadata only), jobs are submitted through job.Submit, and the
 // master is measured over a window while the fleet runs their tasks.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -70,20 +71,33 @@ struct MasterHistograms {
   ScrapedHistogram status;        // cluster.Status (TimeToNoticeDead polls it)
   ScrapedHistogram lag;           // mr_loop_lag_seconds
   ScrapedHistogram housekeeping;  // mr_master_housekeeping_seconds
+  // mr_master_housekeeping_step_seconds, by kSteps (empty from a master
+  // older than the family: --baseline-master)
+  static constexpr std::array<const char*, 5> kSteps = {"liveness", "decommissions", "leases",
+                                                        "repairs", "replication"};
+  std::array<ScrapedHistogram, kSteps.size()> steps;
 
   MasterHistograms Since(const MasterHistograms& b) const {
-    return {beat.Since(b.beat), status.Since(b.status), lag.Since(b.lag), housekeeping.Since(b.housekeeping)};
+    MasterHistograms d{beat.Since(b.beat), status.Since(b.status), lag.Since(b.lag),
+                       housekeeping.Since(b.housekeeping), {}};
+    for (size_t i = 0; i < steps.size(); ++i) d.steps[i] = steps[i].Since(b.steps[i]);
+    return d;
   }
 };
 
 awaitable<Result<MasterHistograms>> ScrapeMaster(const ClusterConfig& config) {
   auto text = co_await HttpGet(config.master.http_address, "/metrics");
   if (!text.ok()) co_return text.status();
-  co_return MasterHistograms{
-      ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Heartbeat\""),
-      ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Status\""),
-      ParseHistogram(*text, "mr_loop_lag_seconds"),
-      ParseHistogram(*text, "mr_master_housekeeping_seconds")};
+  MasterHistograms m{ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Heartbeat\""),
+                     ParseHistogram(*text, "mr_rpc_duration_seconds", "method=\"cluster.Status\""),
+                     ParseHistogram(*text, "mr_loop_lag_seconds"),
+                     ParseHistogram(*text, "mr_master_housekeeping_seconds"),
+                     {}};
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    m.steps[i] = ParseHistogram(*text, "mr_master_housekeeping_step_seconds",
+                                fmt::format("step=\"{}\"", MasterHistograms::kSteps[i]));
+  }
+  co_return m;
 }
 
 // Where the beats' latency went: the master's view of the window beside the
@@ -101,6 +115,15 @@ void ReportWhere(Report& report, const MasterHistograms& m, const FleetStats& st
   report.Add("housekeeping_ms_mean", m.housekeeping.count > 0 ? 1000 * m.housekeeping.sum / m.housekeeping.count : 0);
   report.Add("housekeeping_ms_p50_at_most", 1000 * m.housekeeping.QuantileAtMost(0.5));
   report.Add("housekeeping_ms_max_at_most", 1000 * m.housekeeping.QuantileAtMost(1));
+  // "liveness 0.40 (≤ 0.5, ≤ 2) / ...": each step's mean, p50 and max, ms.
+  std::string steps;
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const ScrapedHistogram& h = m.steps[i];
+    steps += fmt::format("{}{} {:.2f} (≤ {:g}, ≤ {:g})", i ? " / " : "", MasterHistograms::kSteps[i],
+                         h.count > 0 ? 1000 * h.sum / h.count : 0.0, 1000 * h.QuantileAtMost(0.5),
+                         1000 * h.QuantileAtMost(1));
+  }
+  report.Add("housekeeping_steps_ms", steps);
   report.Add("status_calls", m.status.count);
   report.Add("status_ms_mean", m.status.count > 0 ? 1000 * m.status.sum / m.status.count : 0);
   report.Add("fleet_lag_ms_p99", Percentile(st.lag_ms, 99));

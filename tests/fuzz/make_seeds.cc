@@ -78,11 +78,11 @@ void HandshakeSeeds() {
 enum MasterMethod : uint8_t {
   kRegister, kHeartbeat, kStatus, kMkdir, kList, kStat, kDelete, kRename, kCreate, kAddBlock,
   kCompleteBlock, kCompleteFile, kAbandonFile, kBadReplica, kSubmit, kShow, kJobList, kKill,
-  kHistory, kMapOutputs, kFetchFailed,
+  kHistory, kMapOutputs, kFetchFailed, kBlockReport,
 };
 constexpr uint8_t kRepair = 0x40;
 
-std::string Register(const std::string& id, const std::string& dc, int port) {
+std::string Register(const std::string& id, const std::string& dc, int port, bool continues = false) {
   pb::RegisterRequest r;
   r.mutable_worker()->set_id(id);
   r.mutable_worker()->set_address("127.0.0.1:" + std::to_string(port));
@@ -101,6 +101,7 @@ std::string Register(const std::string& id, const std::string& dc, int port) {
   pb::BlockRef* b = r.add_blocks();
   b->set_id(7);
   b->set_bytes(100);
+  r.set_report_continues(continues);
   return EncodeRecord(kRegister, 0, S(r));
 }
 
@@ -128,6 +129,19 @@ void MasterSeeds() {
   task->set_state(pb::TaskReport::SUCCEEDED);
   Write("fuzz_master_rpc", "register-heartbeat",
         post + registered + EncodeRecord(kHeartbeat, 0, S(beat)) + EncodeRecord(kStatus, 0, ""));
+
+  // A report in parts (dfs/block_report.h): a middle part, the last, and
+  // one too many.
+  pb::BlockReportRequest part;
+  part.set_worker_id("w3");
+  part.add_blocks()->set_id(9);
+  part.add_quarantined_blocks()->set_id(10);
+  const std::string middle = EncodeRecord(kBlockReport, 0, S(part));
+  part.set_last(true);
+  const std::string last = EncodeRecord(kBlockReport, 0, S(part));
+  Write("fuzz_master_rpc", "register-report-parts",
+        post + Register("w3", "dc2", 7003, /*continues=*/true) + middle + last + last +
+            EncodeRecord(kStatus, 0, ""));
 
   pb::PathRequest mkdir;
   mkdir.set_path("/in/sub");

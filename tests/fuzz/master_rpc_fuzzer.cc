@@ -60,7 +60,7 @@ const std::vector<Method>& Methods() {
       M<pb::SubmitJobReply>("job.Submit"),        M<pb::JobRecord>("job.Show"),
       M<pb::JobListReply>("job.List"),            M<pb::Empty>("job.Kill"),
       M<pb::HistoryReply>("job.History"),         M<pb::MapOutputsReply>("job.MapOutputs"),
-      M<pb::Empty>("job.FetchFailed"),
+      M<pb::Empty>("job.FetchFailed"),           M<pb::BlockReportReply>("cluster.BlockReport"),
   };
   return *methods;
 }

@@ -177,6 +177,40 @@ TEST_F(ClusterMembershipTest, DecommissionDrainsAWorkerSoStoppingItLosesNothing)
   EXPECT_NE(unknown.err.find("no worker 'w9'"), std::string::npos) << unknown.err;
 }
 
+// A worker whose full block report takes more than one part
+// (dfs/block_report.h): frames of 192 KiB, the least the cluster file
+// allows, carry 3,072 block references a part, and w1 holds 4,000 blocks.
+// Restarted, it registers with the first part, sends the second, and the
+// master knows every block again. (The fleet of bench/master_scale does the
+// same at 60,000 blocks a worker: tests/bench/master_scale_namespace_test.sh,
+// which fails without the split.)
+TEST_F(ClusterMembershipTest, AWorkerWhoseReportPassesAPartRegistersInParts) {
+  LocalCluster c(1, 1, "--block-size 65536 --replication 1 --cluster-option 'max_frame_bytes = 196608' "
+                       "--dfs-option 'transfer_chunk_bytes = 65536'");
+  ASSERT_EQ(c.up().exit_code, 0) << c.up().err;
+  const std::string zeros = work_ + "/zeros";  // 4,000 blocks, stored compressed
+  ASSERT_EQ(Shell("truncate -s " + std::to_string(4000 * 65536) + " " + Quote(zeros)).exit_code, 0);
+  CommandResult put = c.Mrctl("dfs put " + Quote(zeros) + " /zeros");
+  ASSERT_EQ(put.exit_code, 0) << put.err;
+  ASSERT_EQ(Worker(c, "w1")["blocks"], 4000);
+
+  ASSERT_EQ(c.Script("stop w1").exit_code, 0);
+  ASSERT_EQ(c.Script("start w1").exit_code, 0);
+  ASSERT_TRUE(WaitFor([&] {
+    const nlohmann::json w = Worker(c, "w1");
+    return w.is_object() && w["live"].get<bool>() && w["blocks"] == 4000;
+  }, seconds(60))) << Worker(c, "w1").dump();
+  EXPECT_EQ(UnderReplicated(c), 0);
+  // The log line, once the worker's log is flushed.
+  auto in_two_parts = [&] {
+    return Shell("grep -c 'registered with master .*(4000 blocks, 0 quarantined, in 2 parts' " +
+                 Quote(c.dir() + "/logs/w1.log")).out;
+  };
+  EXPECT_TRUE(WaitFor([&] { return in_two_parts() != "0\n"; }, seconds(10)));
+  EXPECT_EQ(in_two_parts(), "1\n") << "w1 registered once since its restart, in two parts";
+  EXPECT_EQ(CatSha(c, "/zeros"), Sha256OfFile(zeros));
+}
+
 // Each bad registration: one line on stderr naming the problem, a non-zero
 // exit, and the cluster still serves. On main: the second w1 was admitted
 // and replaced the first; a worker with another block size was admitted;

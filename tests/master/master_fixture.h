@@ -65,6 +65,13 @@ class MasterFixture : public ::testing::Test {
 
   // A registration of worker `id` with `map_slots`, as mr-worker sends it.
   Status Register(const std::string& id, pb::RegisterReply* reply, int map_slots = 1) {
+    return Call("cluster.Register", RegisterRequestOf(id, map_slots), reply);
+  }
+  Status Register(const std::string& id) {
+    pb::RegisterReply reply;
+    return Register(id, &reply);
+  }
+  pb::RegisterRequest RegisterRequestOf(const std::string& id, int map_slots = 1) {
     pb::RegisterRequest reg;
     pb::SharedSettings* s = reg.mutable_settings();
     s->set_cluster_name(config_.cluster.name);
@@ -79,11 +86,7 @@ class MasterFixture : public ::testing::Test {
     info->set_datacenter("dc1");
     info->set_map_slots(map_slots);
     info->set_reduce_slots(1);
-    return Call("cluster.Register", reg, reply);
-  }
-  Status Register(const std::string& id) {
-    pb::RegisterReply reply;
-    return Register(id, &reply);
+    return reg;
   }
 
   // The master's cluster.Status.

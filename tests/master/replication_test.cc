@@ -203,5 +203,56 @@ TEST_F(ReplicationTest, EveryWayABlockFallsShortOrOverIsSeenCopiedTrimmedAndCoun
   EXPECT_EQ(Under(), 0);
 }
 
+// A worker whose full block report does not fit a frame registers with its
+// first part and sends the rest in cluster.BlockReport calls
+// (dfs/block_report.h). Until the last part is in, the blocks it has not
+// reported yet are not lost: no copy is ordered. A report that stalls ends
+// when its worker is declared dead, and copies go ahead.
+TEST_F(ReplicationTest, AReportInPartsHoldsCopiesBackUntilItsLastPartOrItsWorkerDies) {
+  const uint64_t block = WriteFile("/g", 2, {"w1", "w2"});
+  Settle();
+  // w2 registers again (its old replicas are forgotten): the block is not
+  // in the first part.
+  pb::RegisterRequest reg = RegisterRequestOf("w2");
+  reg.set_report_continues(true);
+  pb::RegisterReply registered;
+  ASSERT_TRUE(Call("cluster.Register", reg, &registered).ok());
+  EXPECT_EQ(Under(), 1);  // counted honestly meanwhile
+  for (int i = 0; i < 20; ++i) {  // a second of the master's ticks, past every retry time
+    clock_.Advance(150);
+    EXPECT_TRUE(BeatAll(block).transfers.empty()) << "a copy was ordered while w2's report was arriving";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // A middle part with a block the namespace does not know, then the last.
+  pb::BlockReportRequest part;
+  part.set_worker_id("w2");
+  part.add_blocks()->set_id(987654321);
+  pb::BlockReportReply answered;
+  ASSERT_TRUE(Call("cluster.BlockReport", part, &answered).ok());
+  ASSERT_EQ(answered.delete_blocks_size(), 1);
+  EXPECT_EQ(answered.delete_blocks(0), 987654321u);
+  part.clear_blocks();
+  part.add_blocks()->set_id(block);
+  part.mutable_blocks(0)->set_bytes(kBytes);
+  part.set_last(true);
+  ASSERT_TRUE(Call("cluster.BlockReport", part, &answered).ok());
+  EXPECT_EQ(Under(), 0);
+  // The report is over: another part is refused.
+  const Status late = Call("cluster.BlockReport", part, &answered);
+  EXPECT_TRUE(late.IsFailedPrecondition()) << late.ToString();
+  Settle();
+
+  // Again, and w2 goes silent mid-report: once it is declared dead, the
+  // block gets its copy.
+  ASSERT_TRUE(Call("cluster.Register", reg, &registered).ok());
+  live_.erase("w2");
+  Pass(150);
+  Pass(60);  // 210 ms without a beat from it
+  for (int i = 0; i < 100 && Live("w2"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(Live("w2"));
+  EXPECT_FALSE(CopyLands(block, {"w1", "w2"}).empty());
+  EXPECT_EQ(Under(), 0);
+}
+
 }  // namespace
 }  // namespace mr::master
