@@ -141,7 +141,8 @@ void Master::MarkDead(const std::vector<WorkerState*>& dead) {
     w->pending_transfers.clear();
     w->pending_repairs.clear();
     w->live = false;
-    w->reporting = false;
+    if (w->number < heard_ms_.size()) heard_ms_[w->number] = kNotLive;
+    SetReporting(*w, false);
     jobs_->WorkerLost(w->info.id());
   }
 }

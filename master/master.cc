@@ -266,7 +266,7 @@ Status Master::Heartbeat(const pb::HeartbeatRequest& req, pb::HeartbeatReply* re
     return Status::OK();
   }
   WorkerState& w = *it->second;
-  w.last_heartbeat = Now();
+  Heard(w);
   w.used_bytes = req.used_bytes();
   if (req.membership_version() != membership_version_) {
     reply->set_members_delta(FillMembers(req.membership_version(), req.member_deltas(),
@@ -349,13 +349,14 @@ awaitable<void> Master::PolicyTick() {
 void Master::CheckLiveness() {
   const auto limit = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
+  const int64_t cutoff = clock_->NowMs() - limit.count();  // live and silent since before it: dead
   std::vector<WorkerState*> dead;
-  for (auto& [id, w] : workers_) {
-    if (w->live && Now() - w->last_heartbeat > limit) {
-      spdlog::warn("worker {} declared dead: no heartbeat for {} ms; the other workers let go of "
-                   "their transfers to it at their next heartbeat", id, limit.count());
-      dead.push_back(w.get());
-    }
+  for (size_t n = 0; n < heard_ms_.size(); ++n) {
+    if (heard_ms_[n] == kNotLive || heard_ms_[n] >= cutoff) continue;
+    const std::string& id = NodeName(static_cast<NodeNum>(n));
+    spdlog::warn("worker {} declared dead: no heartbeat for {} ms; the other workers let go of "
+                 "their transfers to it at their next heartbeat", id, limit.count());
+    dead.push_back(workers_.at(id).get());
   }
   if (dead.empty()) return;
   MarkDead(dead);

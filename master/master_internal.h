@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "master/master.h"
@@ -39,6 +40,28 @@ struct Master::WorkerState {
   // The membership_version_ of this entry's latest change: its key in
   // member_changes_ (0 before its first).
   uint64_t member_version = 0;
+};
+
+// The nodes one pass of ScheduleReplication may copy to (LiveNodes), each
+// with its room less the copies in flight to it (a worker with room for two
+// blocks must not be sent three at once), found by id in O(1). Made on the
+// first copy a pass orders: most passes order none (the blocks they visit
+// wait for a copy in flight), and with thousands of workers the list, and
+// a walk of it per copy in flight, held the master's thread for
+// milliseconds a pass (issue 29).
+class Master::CopyTargets {
+ public:
+  explicit CopyTargets(const Master& master) : master_(master) {}
+  std::vector<dfs::PlacementNode>& Nodes();
+  // Takes `bytes` off `node`'s room; a node of unlimited room (-1), or one
+  // not among them, is left as it is.
+  void Reserve(std::string_view node, int64_t bytes);
+
+ private:
+  const Master& master_;
+  bool made_ = false;
+  std::vector<dfs::PlacementNode> nodes_;
+  absl::flat_hash_map<std::string_view, size_t> index_;  // id → its place in nodes_
 };
 
 // One per block the master knows: millions, so kept small (issue 29):

@@ -255,9 +255,9 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   // Durable before it is live: a restarted master knows what it admitted.
   if (changed) MR_RETURN_IF_ERROR(PersistWorker(w));
   w.live = true;
-  w.last_heartbeat = Now();
+  Heard(w);
   w.used_bytes = req.used_bytes();
-  w.reporting = req.report_continues();
+  SetReporting(w, req.report_continues());
   const int64_t known = TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
   FillMembers(0, false, reply->mutable_members(), reply->mutable_dead_members());
@@ -305,18 +305,24 @@ Status Master::BlockReport(const pb::BlockReportRequest& req, pb::BlockReportRep
                                       "whose report continues: register again");
   }
   WorkerState& w = *it->second;
-  w.last_heartbeat = Now();  // a long report is a sign of life
+  Heard(w);  // a long report is a sign of life
   TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
   if (req.last()) {
-    w.reporting = false;
+    SetReporting(w, false);
     spdlog::info("worker {}'s block report is in: {} blocks", w.info.id(), w.block_count);
   }
   return Status::OK();
 }
 
-bool Master::ReportsUnderway() const {
-  return std::any_of(workers_.begin(), workers_.end(),
-                     [](const auto& entry) { return entry.second->live && entry.second->reporting; });
+void Master::SetReporting(WorkerState& w, bool reporting) {
+  reports_underway_ += static_cast<int>(reporting) - static_cast<int>(w.reporting);
+  w.reporting = reporting;
+}
+
+void Master::Heard(WorkerState& w) {
+  w.last_heartbeat = Now();
+  if (heard_ms_.size() <= w.number) heard_ms_.resize(w.number + 1u, kNotLive);
+  heard_ms_[w.number] = clock_->NowMs();
 }
 
 // "cluster.Decommission" (drain = true) and "cluster.Recommission".
@@ -350,6 +356,7 @@ void Master::CheckDecommissions() {
   const auto grace = std::chrono::milliseconds(int64_t{config_.cluster.heartbeat_interval_ms} *
                                                config_.cluster.dead_after_missed_heartbeats);
   if (Now() - started_ < grace || ReportsUnderway()) return;  // block reports are not all in yet
+  if (std::find(draining_.begin(), draining_.end(), true) == draining_.end()) return;  // the usual pass
   std::vector<WorkerState*> draining;
   for (const auto& id : worker_order_) {
     WorkerState& w = *workers_.at(id);

@@ -13,18 +13,24 @@
 #include "master/master_internal.h"
 
 namespace mr::master {
-namespace {
-
-// Takes `bytes` off `node`'s room in `nodes` (a node of unlimited room, -1,
-// keeps it): a copy ordered to it will take that much before its next
-// heartbeat says so.
-void Reserve(std::vector<dfs::PlacementNode>& nodes, const std::string& node, int64_t bytes) {
-  for (dfs::PlacementNode& n : nodes) {
-    if (n.id == node && n.free_bytes >= 0) n.free_bytes = std::max<int64_t>(0, n.free_bytes - bytes);
+std::vector<dfs::PlacementNode>& Master::CopyTargets::Nodes() {
+  if (made_) return nodes_;
+  made_ = true;
+  nodes_ = master_.LiveNodes();
+  index_.reserve(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i].id, i);
+  for (const auto& [id, t] : master_.troubled_) {
+    if (t.copy_target != BlockTrouble::kNoCopy) Reserve(NodeName(t.copy_target), master_.blocks_.at(id).bytes);
   }
+  return nodes_;
 }
 
-}  // namespace
+void Master::CopyTargets::Reserve(std::string_view node, int64_t bytes) {
+  auto it = index_.find(node);
+  if (it == index_.end()) return;
+  int64_t& room = nodes_[it->second].free_bytes;
+  if (room >= 0) room = std::max<int64_t>(0, room - bytes);
+}
 
 // Orders copies of blocks that have fewer live replicas than their file asks
 // for, from a live replica to nodes chosen by the placement policy, and
@@ -45,12 +51,7 @@ void Master::ScheduleReplication() {
     }
     review_all_ = false;
   }
-  // Each node's room, less what the copies in flight to it will take (a
-  // worker with room for two blocks must not be sent three at once).
-  std::vector<dfs::PlacementNode> nodes = LiveNodes();
-  for (const auto& [id, t] : troubled_) {
-    if (t.copy_target != BlockTrouble::kNoCopy) Reserve(nodes, NodeName(t.copy_target), blocks_.at(id).bytes);
-  }
+  CopyTargets nodes(*this);
   // A copy of the ids, troubled ones first (they are few, and a cut pass
   // must not starve them): reviewing a block may Attend it again (a trim
   // removes replicas) or drop its trouble.
@@ -121,8 +122,7 @@ bool Master::NeedsAttention(uint64_t id, const BlockState& b) const {
   return CountedReplicas(id, b) < b.replication || InService(b) > b.replication;
 }
 
-bool Master::ReviewBlock(uint64_t id, BlockState& b, std::vector<dfs::PlacementNode>& nodes,
-                         Steady::time_point now) {
+bool Master::ReviewBlock(uint64_t id, BlockState& b, CopyTargets& nodes, Steady::time_point now) {
   // Surplus copies of blocks a running job reads stay until it ends (the
   // Joint Scheduler prefetches them on purpose).
   if (b.complete && static_cast<int>(b.replicas.size()) > b.replication && !jobs_->IsActiveInput(id)) {
@@ -152,8 +152,8 @@ bool Master::ReviewBlock(uint64_t id, BlockState& b, std::vector<dfs::PlacementN
 // Asks a holder of `id` to copy it to nodes the placement policy picks
 // among `nodes` (their room less the copies in flight), restoring
 // datacenter spread first.
-void Master::OrderCopy(uint64_t id, BlockState& b, int counted,
-                       std::vector<dfs::PlacementNode>& nodes, Steady::time_point now) {
+void Master::OrderCopy(uint64_t id, BlockState& b, int counted, CopyTargets& nodes,
+                       Steady::time_point now) {
   dfs::PlacementRequest req;
   req.replication = b.replication - counted;
   req.block_bytes = b.bytes;
@@ -167,11 +167,11 @@ void Master::OrderCopy(uint64_t id, BlockState& b, int counted,
     if (!Draining(r)) covered.insert(workers_.at(r)->info.datacenter());
   }
   std::vector<dfs::PlacementNode> elsewhere;
-  for (const auto& n : nodes) {
+  for (const auto& n : nodes.Nodes()) {
     if (!covered.count(n.datacenter)) elsewhere.push_back(n);
   }
   auto targets = placement_->Choose(req, elsewhere, rng_);
-  if (!targets.ok()) targets = placement_->Choose(req, nodes, rng_);
+  if (!targets.ok()) targets = placement_->Choose(req, nodes.Nodes(), rng_);
   if (!targets.ok()) return;  // nowhere to copy to; try again next tick
   pb::TransferCommand cmd;
   cmd.set_block_id(id);
@@ -179,7 +179,7 @@ void Master::OrderCopy(uint64_t id, BlockState& b, int counted,
   workers_.at(b.replicas.front())->pending_transfers.push_back(std::move(cmd));
   BlockTrouble& trouble = Trouble(id, b);
   trouble.copy_target = NodeNumber((*targets)[0]);
-  for (const std::string& t : *targets) Reserve(nodes, t, b.bytes);
+  for (const std::string& t : *targets) nodes.Reserve(t, b.bytes);
   // If the copy fails (a target dies, say), order another after a while.
   trouble.replication_retry =
       now + std::chrono::milliseconds(std::max<int64_t>(10 * int64_t{config_.cluster.heartbeat_interval_ms}, 5000));

@@ -91,7 +91,7 @@ awaitable<Result<double>> TimeToNoticeDead(Connection& conn, const Fleet& fleet,
       dead += stopped.count(w.worker().id()) > 0 && !w.live() ? 1 : 0;
     }
     if (dead == stopped.size()) co_return MsSince(start) / 1000;
-    co_await Sleep(std::chrono::milliseconds(250));
+    co_await Sleep(std::chrono::seconds(1));
   }
   co_return Status::TimedOut("the stopped workers were not declared dead within the window");
 }

@@ -45,7 +45,10 @@ class Report {
 };
 
 // Seconds from now until the master lists every worker the fleet stopped
-// as not live (cluster.Status, polled every 250 ms), within `limit`.
+// as not live (cluster.Status, polled every second), within `limit`. Once
+// a second, not faster: at 4,000 workers a cluster.Status takes ~13 ms of
+// the master's one thread, and a poll every 250 ms held it 5 % of the time
+// (docs/benchmarks.md, "Where a heartbeat's p99 goes").
 awaitable<Result<double>> TimeToNoticeDead(Connection& conn, const Fleet& fleet,
                                            const ScaleOptions& o, Steady::duration limit);
 
