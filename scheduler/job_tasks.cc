@@ -18,6 +18,14 @@ struct JobTaskIndex::Lists {
   std::vector<int32_t> failed_maps;  // unordered; BestFailed picks
   std::set<int32_t> reduces;
   std::vector<int32_t> failed_reduces;
+  // By map index: 1 + its replica count (at most 254) while the map is in
+  // every list above that Index puts it in; 0 once First dropped it from
+  // one. Refresh re-indexes only the pending maps this does not vouch for
+  // (the ones a launch took out and a node loss made pending again, or
+  // whose replicas grew: hosts only ever add replicas, mr-sim's prefetches):
+  // a full re-index after a node loss, 100,000 maps × 3 replicas × 3 lists,
+  // held the master's thread for 50-100 ms (issue 29).
+  std::vector<uint8_t> listed;
 };
 
 namespace {
@@ -44,13 +52,19 @@ class FailedHere {
   int live_ = -1;  // computed on first need: failures are rare
 };
 
+uint8_t ListedMark(const MapTask& m) {
+  return static_cast<uint8_t>(1 + std::min<size_t>(m.replicas.size(), 254));
+}
+
 // The first eligible entry of a sorted list, dropping entries that are no
-// longer pending on the way.
+// longer pending on the way (and their Lists::listed mark, for maps).
 template <typename Task>
-int32_t First(std::set<int32_t>& list, const std::vector<Task>& tasks, FailedHere& failed_here) {
+int32_t First(std::set<int32_t>& list, const std::vector<Task>& tasks, FailedHere& failed_here,
+              std::vector<uint8_t>* listed = nullptr) {
   for (auto it = list.begin(); it != list.end();) {
     const Task& t = tasks[static_cast<size_t>(*it)];
     if (t.state != TaskState::kPending) {
+      if (listed != nullptr) (*listed)[static_cast<size_t>(*it)] = 0;
       it = list.erase(it);
     } else if (failed_here(t.failed_on)) {
       ++it;
@@ -129,6 +143,8 @@ void JobTaskIndex::Index(const ClusterState& state, JobId job, Lists& lists, int
   const MapTask& m = state.job(job).maps[static_cast<size_t>(index)];
   if (m.state != TaskState::kPending) return;
   if (!m.failed_on.empty()) AddFailed(lists.failed_maps, index);
+  if (lists.listed.size() <= static_cast<size_t>(index)) lists.listed.resize(static_cast<size_t>(index) + 1, 0);
+  lists.listed[static_cast<size_t>(index)] = ListedMark(m);
   if (m.replicas.empty()) {
     lists.no_location.insert(index);
     return;
@@ -179,7 +195,15 @@ void JobTaskIndex::Refresh(const ClusterState& state) {
   for (size_t j = 0; j < jobs_.size(); ++j) {
     if (!jobs_[j]) continue;
     const JobId job = static_cast<JobId>(j);
-    for (const MapTask& m : state.job(job).maps) Index(state, job, *jobs_[j], m.index);
+    Lists& lists = *jobs_[j];
+    for (const MapTask& m : state.job(job).maps) {
+      const size_t i = static_cast<size_t>(m.index);
+      if (m.state == TaskState::kPending && i < lists.listed.size() && lists.listed[i] == ListedMark(m)) {
+        if (!m.failed_on.empty()) AddFailed(lists.failed_maps, m.index);  // all Index would add
+        continue;
+      }
+      Index(state, job, lists, m.index);
+    }
     for (const ReduceTask& r : state.job(job).reduces) {
       if (r.state == TaskState::kPending) TaskPendingAgain(state, job, r.index, false);
     }
@@ -202,26 +226,26 @@ int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, 
   // 1. Bottom up around the node, up to the cap.
   if (cap >= 0) {
     if (auto* l = At(lists.by_node, node)) {
-      if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+      if (int32_t i = First(*l, maps, failed_here, &lists.listed); i >= 0) return i;
     }
     if (cap == static_cast<int>(Locality::kNode)) return -1;
     if (blind) {  // the one rack: the lowest index over every datacenter
       int32_t best = -1;
       for (std::set<int32_t>& l : lists.by_dc) {
-        int32_t i = First(l, maps, failed_here);
+        int32_t i = First(l, maps, failed_here, &lists.listed);
         if (i >= 0 && (best < 0 || i < best)) best = i;
       }
       if (best >= 0 || cap != static_cast<int>(Locality::kOffDatacenter)) return best;
-      return First(lists.no_location, maps, failed_here);
+      return First(lists.no_location, maps, failed_here, &lists.listed);
     }
     if (n.rack >= 0) {
       if (auto* l = At(lists.by_rack, n.rack)) {
-        if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+        if (int32_t i = First(*l, maps, failed_here, &lists.listed); i >= 0) return i;
       }
     }
     if (cap == static_cast<int>(Locality::kRack)) return -1;
     if (auto* l = At(lists.by_dc, n.datacenter)) {
-      if (int32_t i = First(*l, maps, failed_here); i >= 0) return i;
+      if (int32_t i = First(*l, maps, failed_here, &lists.listed); i >= 0) return i;
     }
     if (cap == static_cast<int>(Locality::kDatacenter)) return -1;
   }
@@ -230,13 +254,13 @@ int32_t JobTaskIndex::Obtain(const ClusterState& state, JobId job, NodeId node, 
   int32_t best = -1;
   for (size_t dc = 0; dc < lists.by_dc.size(); ++dc) {
     if (static_cast<int32_t>(dc) == n.datacenter) continue;
-    int32_t i = First(lists.by_dc[dc], maps, failed_here);
+    int32_t i = First(lists.by_dc[dc], maps, failed_here, &lists.listed);
     if (i >= 0 && (best < 0 || i < best)) best = i;
   }
   if (best >= 0) return best;
 
   // 3. Maps with no location.
-  return First(lists.no_location, maps, failed_here);
+  return First(lists.no_location, maps, failed_here, &lists.listed);
 }
 
 int32_t JobTaskIndex::ObtainMap(const ClusterState& state, JobId job, NodeId node,

@@ -151,6 +151,24 @@ TEST_F(JobTasksTest, RefreshFindsTasksPendingAgainAfterANodeLoss) {
   EXPECT_EQ(index.ObtainMap(s, j, a), 0);
 }
 
+// Refresh re-indexes only the maps its marks do not vouch for (issue 29):
+// a map a launch took out of no list is still listed, but a node loss made
+// it a failed map, which Refresh must still file as one; a map whose
+// replicas grew is listed under its new node.
+TEST_F(JobTasksTest, RefreshFilesAStillListedMapAsFailedAndAGrownMapUnderItsNewNode) {
+  JobId j = Add(MakeJob({{a}, {a}, {c}}));
+  s.LaunchMap(j, 1, a);                     // no search meets it while it runs
+  s.FailMap(j, 1);                          // a is lost: pending again, failed on a
+  index.Refresh(s);
+  EXPECT_EQ(index.ObtainMap(s, j, b), 1);   // failed maps first, ignoring locality
+  s.LaunchMap(j, 1, b);
+
+  EXPECT_EQ(index.ObtainMap(s, j, d, Locality::kNode), -1);
+  s.mutable_job(j).maps[2].replicas.push_back(d);  // a copy of m2's block landed on d
+  index.Refresh(s);
+  EXPECT_EQ(index.ObtainMap(s, j, d, Locality::kNode), 2);
+}
+
 TEST_F(JobTasksTest, ReducesWaitForSlowStartThenFailedFirstThenLowestIndex) {
   Job job = MakeJob({{a}, {a}}, /*reduces=*/3);
   job.slowstart = 1.0;
