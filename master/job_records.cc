@@ -241,19 +241,17 @@ void JobTracker::EndJob(ActiveJob& job, const std::string& end_state, const std:
   const int64_t id = job.record.id();
   const sched::JobId sid = job.sid;
   // Tell workers to stop what still runs, and everyone to drop map outputs.
-  for (const std::string& w : node_names_) {
-    for (const RunningAttempt& a : RunningOn(state_, sid, NodeOf(w))) {
-      KeepEndedAttempt(job, a.is_map, a.index, NodeOf(w), AttemptEnd::kKilled,
-                       "the job " + (end_state == "killed" ? "was " + error : end_state));
-      pb::TaskRef ref;
-      ref.set_job_id(id);
-      ref.set_is_map(a.is_map);
-      ref.set_index(a.index);
-      ref.set_attempt(a.attempt);
-      kills_[w].push_back(ref);
-    }
-    finished_[w].push_back(id);
+  for (const auto& [node, a] : RunningAttempts(state_, sid)) {
+    KeepEndedAttempt(job, a.is_map, a.index, node, AttemptEnd::kKilled,
+                     "the job " + (end_state == "killed" ? "was " + error : end_state));
+    pb::TaskRef ref;
+    ref.set_job_id(id);
+    ref.set_is_map(a.is_map);
+    ref.set_index(a.index);
+    ref.set_attempt(a.attempt);
+    kills_[node_names_[static_cast<size_t>(node)]].push_back(ref);
   }
+  for (const std::string& w : node_names_) finished_[w].push_back(id);
   pb::JobRecord record = Snapshot(job);
   record.set_state(end_state);
   record.set_error(error);

@@ -96,6 +96,25 @@ inline std::vector<RunningAttempt> RunningOn(const sched::ClusterState& state, s
   return out;
 }
 
+// Every attempt of the job running now, with its node, by node (NodeId
+// order), then maps before reduces, then index: RunningOn for each node in
+// turn, in one pass over the job's tasks (EndJob at 4,000 workers called
+// RunningOn per worker: 8,000,000 task checks for a job of 2,000 maps).
+inline std::vector<std::pair<sched::NodeId, RunningAttempt>> RunningAttempts(
+    const sched::ClusterState& state, sched::JobId job) {
+  std::vector<std::pair<sched::NodeId, RunningAttempt>> out;
+  auto add = [&](const auto& t, bool is_map) {
+    if (t.state != sched::TaskState::kRunning) return;
+    if (t.node != sched::kNoNode) out.push_back({t.node, {is_map, t.index, t.run.number}});
+    if (t.backup_node != sched::kNoNode) out.push_back({t.backup_node, {is_map, t.index, t.backup.number}});
+  };
+  const sched::Job& j = state.job(job);
+  for (const auto& m : j.maps) add(m, true);
+  for (const auto& r : j.reduces) add(r, false);
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return out;
+}
+
 // Adds b into a.
 inline void AddTraffic(pb::Traffic* a, const pb::Traffic& b) {
   a->set_local(a->local() + b.local());
