@@ -14,39 +14,16 @@ set -euo pipefail
 SCALE="$1" MASTER="$2"
 WORK="$(mktemp -d /tmp/master-scale-ns-test-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-cat >"$WORK/cluster.toml" <<TOML
-[cluster]
-name = "scale-ns-test"
-secret = "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-heartbeat_interval_ms = 500
-dead_after_missed_heartbeats = 10
-max_frame_bytes = 196608
-
-[master]
-address = "127.0.0.1:$port"
-data_dir = "$WORK/master"
-
-[dfs]
-block_size = 65536
-transfer_chunk_bytes = 65536
-replication = 3
-
-[scheduler]
-name = "fifo"
-
-[speculation]
-name = "none"
-TOML
+. "$(dirname "${BASH_SOURCE[0]}")/master_scale_lib.sh"
+scale_config "$WORK/cluster.toml" scale-ns-test "$WORK/master" "max_frame_bytes = 196608" \
+  $'block_size = 65536\ntransfer_chunk_bytes = 65536'
 rc=0
 # The run gives up on the reports after 10 minutes; a test need not wait so long.
 line="$(timeout 180 "$SCALE" namespace --config "$WORK/cluster.toml" --master "$MASTER" \
   --log "$WORK/master.log" --workers 3 --files 6000 --blocks-per-file 10 --ops 200 \
   --dir-entries 1000)" || rc=$?
 echo "$line"
-fail() { echo "FAIL: $*"; tail -20 "$WORK/master.log" 2>/dev/null; exit 1; }
 [[ -n "$line" ]] || fail "master_scale printed no figures (exit $rc: 124 is the timeout)"
-check() { [[ "$(jq -r "$1" <<<"$line")" == true ]] || fail "$2 ($1)"; }
 check '.blocks == 60000' "the namespace was built"
 check '.restart_serving_s > 0' "after the restart the master knows every replica (every report is in)"
 check '.ls_status == "ok" and .ls_entries == 1000' "a directory of 1,000 entries is listed"

@@ -17,35 +17,14 @@ set -euo pipefail
 SCALE="$1" MASTER="$2"
 WORK="$(mktemp -d /tmp/master-scale-test-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-cat >"$WORK/cluster.toml" <<TOML
-[cluster]
-name = "scale-test"
-secret = "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-heartbeat_interval_ms = 500
-dead_after_missed_heartbeats = 10
-
-[master]
-address = "127.0.0.1:$port"
-data_dir = "$WORK/master"
-
-[dfs]
-replication = 3
-
-[scheduler]
-name = "fifo"
-
-[speculation]
-name = "none"
-TOML
+. "$(dirname "${BASH_SOURCE[0]}")/master_scale_lib.sh"
+scale_config "$WORK/cluster.toml" scale-test "$WORK/master"
 rc=0
 line="$("$SCALE" jobs --config "$WORK/cluster.toml" --master "$MASTER" --log "$WORK/master.log" \
   --workers 300 --jobs 3 --maps 900 --reducers 2 --map-ms 1500 --reduce-ms 500 \
   --warmup-s 1 --window-s 8 --stop-workers 2 --until-done --done-timeout-s 180 --check-views)" || rc=$?
 echo "$line"
-fail() { echo "FAIL: $*"; tail -20 "$WORK/master.log" 2>/dev/null; exit 1; }
 [[ -n "$line" ]] || fail "master_scale printed no figures (exit $rc)"
-check() { [[ "$(jq -r "$1" <<<"$line")" == true ]] || fail "$2 ($1)"; }
 check '.jobs == "3 succeeded of 3"' "every job succeeds"
 check '.duplicate_launches == 0' "no task is launched twice unless its worker was lost"
 check '.launches >= 906' "every map and reduce was launched"
