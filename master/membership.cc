@@ -258,7 +258,8 @@ Status Master::Register(const pb::RegisterRequest& req, pb::RegisterReply* reply
   Heard(w);
   w.used_bytes = req.used_bytes();
   SetReporting(w, req.report_continues());
-  const int64_t known = TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
+  const int64_t known =
+      TakeBlockReport(w, req.blocks(), req.quarantined_blocks(), reply->mutable_delete_blocks());
   reply->set_heartbeat_interval_ms(config_.cluster.heartbeat_interval_ms);
   FillMembers(0, false, reply->mutable_members(), reply->mutable_dead_members());
   reply->set_membership_version(membership_version_);

@@ -20,7 +20,8 @@ std::vector<dfs::PlacementNode>& Master::CopyTargets::Nodes() {
   index_.reserve(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i].id, i);
   for (const auto& [id, t] : master_.troubled_) {
-    if (t.copy_target != BlockTrouble::kNoCopy) Reserve(NodeName(t.copy_target), master_.blocks_.at(id).bytes);
+    if (t.copy_target == BlockTrouble::kNoCopy) continue;
+    Reserve(NodeName(t.copy_target), master_.blocks_.at(id).bytes);
   }
   return nodes_;
 }

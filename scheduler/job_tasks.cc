@@ -143,8 +143,9 @@ void JobTaskIndex::Index(const ClusterState& state, JobId job, Lists& lists, int
   const MapTask& m = state.job(job).maps[static_cast<size_t>(index)];
   if (m.state != TaskState::kPending) return;
   if (!m.failed_on.empty()) AddFailed(lists.failed_maps, index);
-  if (lists.listed.size() <= static_cast<size_t>(index)) lists.listed.resize(static_cast<size_t>(index) + 1, 0);
-  lists.listed[static_cast<size_t>(index)] = ListedMark(m);
+  const size_t i = static_cast<size_t>(index);
+  if (lists.listed.size() <= i) lists.listed.resize(i + 1, 0);
+  lists.listed[i] = ListedMark(m);
   if (m.replicas.empty()) {
     lists.no_location.insert(index);
     return;
