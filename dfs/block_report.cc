@@ -2,7 +2,6 @@
 #include "dfs/block_report.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace mr::dfs {
 
@@ -10,11 +9,12 @@ namespace {
 
 constexpr int64_t kMaxBlockRefBytes = 32;
 
-// Moves the refs of `from` past the first `keep` to `to`, in order.
-void MoveTail(google::protobuf::RepeatedPtrField<pb::BlockRef>* from, int keep,
-              std::vector<pb::BlockRef>* to) {
-  for (int i = keep; i < from->size(); ++i) to->push_back(std::move(*from->Mutable(i)));
-  from->DeleteSubrange(keep, from->size() - keep);
+// Takes the refs of `from` past the first `keep` out of it, in order,
+// without copying them: the caller owns what it gets.
+std::vector<pb::BlockRef*> TakeTail(google::protobuf::RepeatedPtrField<pb::BlockRef>* from, int keep) {
+  std::vector<pb::BlockRef*> tail(static_cast<size_t>(from->size() - keep));
+  from->ExtractSubrange(keep, from->size() - keep, tail.data());
+  return tail;
 }
 
 }  // namespace
@@ -27,17 +27,18 @@ std::vector<pb::BlockReportRequest> SplitBlockReport(pb::RegisterRequest* reg, s
   const int part = static_cast<int>(std::min<size_t>(part_size, INT32_MAX));
   const int good_kept = std::min(part, reg->blocks_size());
   const int bad_kept = std::min(part - good_kept, reg->quarantined_blocks_size());
-  std::vector<pb::BlockRef> good, bad;
-  MoveTail(reg->mutable_blocks(), good_kept, &good);
-  MoveTail(reg->mutable_quarantined_blocks(), bad_kept, &bad);
+  // Handed over by pointer (AddAllocated): a report of 300,000 blocks is
+  // not copied again.
+  const std::vector<pb::BlockRef*> good = TakeTail(reg->mutable_blocks(), good_kept);
+  const std::vector<pb::BlockRef*> bad = TakeTail(reg->mutable_quarantined_blocks(), bad_kept);
   std::vector<pb::BlockReportRequest> parts;
   size_t g = 0, q = 0;
   while (g < good.size() || q < bad.size()) {
     pb::BlockReportRequest& p = parts.emplace_back();
     p.set_worker_id(reg->worker().id());
     size_t room = static_cast<size_t>(part);
-    for (; g < good.size() && room > 0; ++g, --room) *p.add_blocks() = std::move(good[g]);
-    for (; q < bad.size() && room > 0; ++q, --room) *p.add_quarantined_blocks() = std::move(bad[q]);
+    for (; g < good.size() && room > 0; ++g, --room) p.mutable_blocks()->AddAllocated(good[g]);
+    for (; q < bad.size() && room > 0; ++q, --room) p.mutable_quarantined_blocks()->AddAllocated(bad[q]);
   }
   if (!parts.empty()) {
     reg->set_report_continues(true);
